@@ -1,0 +1,292 @@
+"""Egocentric observation vectors (Q26, Q27; nothing of Q28).
+
+The encoder writes one *absolute* feature buffer per tick (private blocks per seat, a global
+block, a block per team, a block per seat) and then builds every seat's egocentric view with a
+single gather through a precomputed index map: observer ``i`` sees its own private block, the
+global block, team blocks starting with its own team, and seat blocks starting with itself and
+going clockwise. Hidden information (other hands before the reveal, other teams' signs, other
+seats' current emoji) lives only in private blocks, which the map never routes to anyone else.
+
+All features are uint8: one-hots, flags, small counts; durations are in ticks clipped to 255
+(``pulse_age`` 255 means "no pulse yet").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from quatro_env.quatro.cards import NUM_EMOJIS, num_values
+from quatro_env.quatro.engine import Phase, QuatroEngine
+from quatro_env.quatro.events import Event
+
+CLIP = 255
+
+
+class Block:
+    """A named run of uint8 features; ``offset(name)`` gives a field's start within the block."""
+
+    def __init__(self, fields: Sequence[tuple[str, int]]) -> None:
+        self.fields = tuple(fields)
+        self._offsets: dict[str, int] = {}
+        pos = 0
+        for name, size in fields:
+            self._offsets[name] = pos
+            pos += size
+        self.size = pos
+
+    def offset(self, name: str) -> int:
+        return self._offsets[name]
+
+
+def make_blocks(num_players: int) -> tuple[Block, Block, Block, Block]:
+    v, e = num_values(num_players), NUM_EMOJIS
+    private = Block(
+        [
+            ("hand", 4 * v),
+            ("sign", e),
+            ("emoji", e),
+            ("reminder", 1),
+            ("reminder_left", 1),
+            ("rejected_slot", 4),
+        ]
+    )
+    table = Block(
+        [
+            ("phase", 4),
+            ("phase_left", 1),
+            ("round", 1),
+            ("center", 4 * v),
+            ("vote_open", 1),
+            ("vote_left", 1),
+            ("reshuffle_used", 1),
+            ("proposal_wait", 1),
+            ("vote_failed", 1),
+            ("reshuffled", 1),
+            ("last_call", 3),
+        ]
+    )
+    team = Block([("score", 1), ("accused", 1), ("scored", 1), ("revealed_sign", e)])
+    seat = Block(
+        [
+            ("connected", 1),
+            ("ready", 1),
+            ("floor", 1),
+            ("exchange_wait", 1),
+            ("floor_wait", 1),
+            ("pulse_emoji", e),
+            ("pulse_age", 1),
+            ("exchanged", 1),
+            ("exchange_slot", 4),
+            ("taken", v),
+            ("placed", v),
+            ("order", 1),
+            ("took_floor", 1),
+            ("released_floor", 1),
+            ("voted_yes", 1),
+            ("voted_no", 1),
+            ("proposed", 1),
+            ("voter", 1),
+            ("said_yes", 1),
+            ("hand_replaced", 1),
+            ("proposer", 1),
+            ("caller", 1),
+            ("revealed_hand", 4 * v),
+        ]
+    )
+    return private, table, team, seat
+
+
+#: events caused by a seat's own action this tick (their resolution position is public afterwards)
+_ACTION_EVENTS = frozenset(
+    {"exchange", "floor_taken", "vote_answer", "vote_proposed", "ready", "start_requested", "call"}
+)
+_CALL_KINDS = {"quatro": 0, "contra": 1, "blank": 2}
+
+
+class ObservationEncoder:
+    """Builds every seat's observation for one player count."""
+
+    def __init__(self, num_players: int) -> None:
+        n, nt = num_players, num_players // 2
+        self.n, self.num_teams, self.v = n, nt, num_values(num_players)
+        self.private, self.table, self.team, self.seat = make_blocks(n)
+        p, g, tb, sb = self.private.size, self.table.size, self.team.size, self.seat.size
+        self._priv0 = 0
+        self._table0 = n * p
+        self._team0 = self._table0 + g
+        self._seat0 = self._team0 + nt * tb
+        self.buffer = np.zeros(self._seat0 + n * sb, np.uint8)
+        self.obs_dim = p + g + nt * tb + n * sb
+        index = np.empty((n, self.obs_dim), np.intp)
+        for i in range(n):
+            parts = [np.arange(i * p, (i + 1) * p), np.arange(self._table0, self._table0 + g)]
+            for k in range(nt):
+                t = (i + k) % nt
+                parts.append(np.arange(self._team0 + t * tb, self._team0 + (t + 1) * tb))
+            for r in range(n):
+                s = (i + r) % n
+                parts.append(np.arange(self._seat0 + s * sb, self._seat0 + (s + 1) * sb))
+            index[i] = np.concatenate(parts)
+        self.index = index  # index[i, j] = buffer position of observer i's feature j
+        #: start of each named field in the egocentric vector (for docs, tests, policies)
+        self.offsets: dict[str, int] = {}
+        for name, _ in self.private.fields:
+            self.offsets[f"self.{name}"] = self.private.offset(name)
+        for name, _ in self.table.fields:
+            self.offsets[f"table.{name}"] = p + self.table.offset(name)
+        for k in range(nt):
+            for name, _ in self.team.fields:
+                self.offsets[f"team[{k}].{name}"] = p + g + k * tb + self.team.offset(name)
+        for r in range(n):
+            for name, _ in self.seat.fields:
+                self.offsets[f"seat[{r}].{name}"] = p + g + nt * tb + r * sb + self.seat.offset(name)
+
+    # absolute positions in the buffer
+    def _p(self, seat: int, name: str) -> int:
+        return self._priv0 + seat * self.private.size + self.private.offset(name)
+
+    def _g(self, name: str) -> int:
+        return self._table0 + self.table.offset(name)
+
+    def _t(self, team: int, name: str) -> int:
+        return self._team0 + team * self.team.size + self.team.offset(name)
+
+    def _s(self, seat: int, name: str) -> int:
+        return self._seat0 + seat * self.seat.size + self.seat.offset(name)
+
+    def encode(
+        self, engine: QuatroEngine, events: Sequence[Event], order: Sequence[int], out: np.ndarray
+    ) -> np.ndarray:
+        """Write every seat's observation (absolute seat order) into ``out`` [n, obs_dim]."""
+        n, v = self.n, self.v
+        now = engine.tick
+        ones: list[int] = []
+        idx: list[int] = []
+        val: list[int] = []
+        p, s_, t_, g = self._p, self._s, self._t, self._g
+
+        # --- private (Q26)
+        for seat in range(n):
+            hand = engine.hands[seat]
+            if hand:
+                base = p(seat, "hand")
+                ones += [base + slot * v + card // 4 for slot, card in enumerate(hand)]
+            sign = engine.team_sign[engine.team_of(seat)]
+            if sign is not None:
+                ones.append(p(seat, "sign") + sign)
+            if engine.emoji[seat] is not None:
+                ones.append(p(seat, "emoji") + engine.emoji[seat])
+            if engine.reminder_active(seat, now):
+                ones.append(p(seat, "reminder"))
+                idx.append(p(seat, "reminder_left"))
+                val.append(engine.reminder[seat][1] - now + 1)
+
+        # --- table (Q27)
+        phase = engine.phase
+        ones.append(g("phase") + int(phase))
+        if phase != Phase.OVER:
+            idx.append(g("phase_left"))
+            val.append(engine.phase_end - now + 1)
+        idx.append(g("round"))
+        val.append(engine.round_index)
+        if engine.center:
+            base = g("center")
+            ones += [base + slot * v + card // 4 for slot, card in enumerate(engine.center)]
+        vote = engine.vote
+        if vote is not None:
+            ones.append(g("vote_open"))
+            idx.append(g("vote_left"))
+            val.append(vote.deadline - now + 1)
+            ones.append(s_(vote.proposer, "proposer"))
+            ones += [s_(x, "voter") for x in vote.voters]
+            ones += [s_(x, "said_yes") for x in vote.yes]
+        if engine.reshuffled_this_round:
+            ones.append(g("reshuffle_used"))
+        if phase == Phase.PLAY and engine.next_proposal_tick > now:
+            idx.append(g("proposal_wait"))
+            val.append(engine.next_proposal_tick - now)
+        call = engine.last_call
+        if call is not None:
+            ones.append(g("last_call") + _CALL_KINDS[call.kind])
+            if call.caller is not None:
+                ones.append(s_(call.caller, "caller"))
+            if call.target_team is not None:
+                ones.append(t_(call.target_team, "accused"))
+            ones += [t_(x, "scored") for x in call.scoring_teams]
+
+        # --- teams
+        for team in range(self.num_teams):
+            idx.append(t_(team, "score"))
+            val.append(engine.scores[team])
+            if engine.revealed and engine.config.reveal_signs and engine.team_sign[team] is not None:
+                ones.append(t_(team, "revealed_sign") + engine.team_sign[team])
+
+        # --- seats
+        for seat in range(n):
+            if engine.connected[seat]:
+                ones.append(s_(seat, "connected"))
+            if engine.ready[seat]:
+                ones.append(s_(seat, "ready"))
+            if phase == Phase.PLAY:
+                if engine.floor[seat]:
+                    ones.append(s_(seat, "floor"))
+                idx += [s_(seat, "exchange_wait"), s_(seat, "floor_wait")]
+                val += [
+                    max(0, engine.next_exchange_tick[seat] - now),
+                    max(0, engine.next_floor_tick[seat] - now),
+                ]
+            pulse = engine.last_pulse[seat]
+            idx.append(s_(seat, "pulse_age"))
+            if pulse is None:
+                val.append(CLIP)
+            else:
+                ones.append(s_(seat, "pulse_emoji") + pulse[0])
+                val.append(now - 1 - pulse[1])
+            if engine.revealed:
+                base = s_(seat, "revealed_hand")
+                ones += [base + slot * v + card // 4 for slot, card in enumerate(engine.hands[seat])]
+
+        # --- this tick's events (Q27: the tick's public events, in resolution order)
+        position = {seat: k + 1 for k, seat in enumerate(order)}
+        for ev in events:
+            kind, seat = ev.kind, ev.seat
+            if kind in _ACTION_EVENTS:
+                idx.append(s_(seat, "order"))
+                val.append(position[seat])
+            if kind == "exchange":
+                d = ev.data
+                ones += [
+                    s_(seat, "exchanged"),
+                    s_(seat, "exchange_slot") + d["center_slot"],
+                    s_(seat, "taken") + d["taken"] // 4,
+                    s_(seat, "placed") + d["placed"] // 4,
+                ]
+            elif kind == "exchange_rejected":
+                ones.append(p(seat, "rejected_slot") + ev.data["center_slot"])
+            elif kind == "floor_taken":
+                ones.append(s_(seat, "took_floor"))
+            elif kind == "floor_released":
+                ones.append(s_(seat, "released_floor"))
+                if ev.data["reason"] == "released":
+                    idx.append(s_(seat, "order"))
+                    val.append(position[seat])
+            elif kind == "vote_answer":
+                ones.append(s_(seat, "voted_yes" if ev.data["yes"] else "voted_no"))
+            elif kind == "vote_proposed":
+                ones.append(s_(seat, "proposed"))
+            elif kind == "vote_failed":
+                ones.append(g("vote_failed"))
+            elif kind == "reshuffle":
+                ones.append(g("reshuffled"))
+            elif kind == "hands_replaced":
+                ones += [s_(x, "hand_replaced") for x in ev.data["seats"]]
+
+        buf = self.buffer
+        buf.fill(0)
+        buf[ones] = 1
+        if idx:
+            buf[idx] = np.minimum(val, CLIP)
+        np.take(buf, self.index, out=out)
+        return out

@@ -1,0 +1,202 @@
+"""Quatro as a PettingZoo ``ParallelEnv``: every agent acts in every tick (Q9).
+
+Agents are ``player_<seat>`` for every seat not driven by a built-in bot (Q22); every one of them
+stays in ``agents`` for the whole episode (a disconnected seat is masked down to the no-op),
+and ``agents`` is empty once the episode ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.encoding import ObservationEncoder
+from quatro_env.quatro.engine import GameOverError, IllegalActionError, QuatroEngine, TickResult
+from quatro_env.quatro.render import render_table
+from quatro_env.quatro.scripted import apply_options
+
+RENDER_MODES = ("ansi", "human")
+
+
+class QuatroParallelEnv(ParallelEnv):
+    """Quatro for 4, 6 or 8 players; keyword arguments are the fields of :class:`QuatroConfig`."""
+
+    metadata = {
+        "name": "quatro_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": True,
+        "render_fps": 2,
+    }
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode: must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.config = QuatroConfig(**config)
+        self.engine = QuatroEngine(self.config)
+        self.codec = self.engine.codec
+        self.encoder = ObservationEncoder(self.config.num_players)
+        n = self.n = self.config.num_players
+        self.agent_seat = {f"player_{s}": s for s in range(n) if s not in self.config.bot_seats}
+        self.possible_agents = list(self.agent_seat)
+        self.agents: list[str] = []
+        obs_box = spaces.Box(0, 255, (self.encoder.obs_dim,), np.uint8)
+        mask_box = spaces.Box(0, 1, (self.codec.num_actions,), np.int8)
+        self._observation_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
+        self._action_space = spaces.Discrete(self.codec.num_actions)
+        self.state_space = spaces.Box(0, 255, (n * self.encoder.obs_dim,), np.uint8)
+        self.bots = {s: BOT_POLICIES[self.config.bot_policy](n) for s in self.config.bot_seats}
+        self.bots_silenced = False
+        self._driven: dict[int, int] = {}
+        self._obs = np.zeros((n, self.encoder.obs_dim), np.uint8)
+        self._masks = np.zeros((n, self.codec.num_actions), np.int8)
+        self._seed_rng = np.random.default_rng()
+        self.last_tick: TickResult | None = None
+
+    # ---------------------------------------------------------------- spaces (cached objects)
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_space
+
+    # ---------------------------------------------------------------- episode
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
+        """Deterministic per ``seed`` (Q30); ``options`` is a scripted position (see ``scripted.py``)."""
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        engine_seed, *bot_seeds = self._seed_rng.integers(2**63 - 1, size=1 + len(self.bots)).tolist()
+        events = self.engine.reset(engine_seed)
+        for bot, bot_seed in zip(self.bots.values(), bot_seeds, strict=True):
+            bot.reset(bot_seed)
+        if options:
+            apply_options(self.engine, options)
+        self._driven.clear()
+        self.agents = list(self.possible_agents)
+        self.last_tick = TickResult(tick=-1, order=(), events=events, points=[0] * self.engine.num_teams)
+        self._refresh()
+        return self._observations(), self._infos([False] * self.n)
+
+    def step(self, actions: Mapping[str, int]):
+        if not self.agents:
+            raise GameOverError("the episode is over: call reset() before step() (Q29)")
+        missing = [a for a in self.agents if a not in actions]
+        unknown = [a for a in actions if a not in self.agent_seat]
+        if missing or unknown:
+            raise ValueError(f"step needs one action per live agent; missing {missing}, unknown {unknown}")
+        joint = [0] * self.n
+        flagged = [False] * self.n
+        for agent, action in actions.items():
+            seat = self.agent_seat[agent]
+            if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+                raise ValueError(f"{agent}: an action is an int index, got {action!r}")
+            action = int(action)
+            if not (0 <= action < self.codec.num_actions and self._masks[seat, action]):
+                reason = self.engine.illegal_reason(seat, action)
+                if self.config.illegal_action == "raise":
+                    described = self.codec.describe(action) if 0 <= action < self.codec.num_actions else "?"
+                    raise IllegalActionError(seat, action, described, f"{agent}: {reason}")
+                action, flagged[seat] = 0, True
+            joint[seat] = action
+        for seat, bot in self.bots.items():
+            joint[seat] = self._bot_action(seat, bot)
+
+        result = self.engine.step(joint)
+        self.last_tick = result
+        self._refresh()
+        rewards = self._rewards(result.points)
+        engine = self.engine
+        terminated = result.match_over or (self.config.episode == "round" and result.round_ended)
+        truncated = (
+            not terminated and result.round_ended and engine.rounds_completed >= self.config.max_rounds
+        )
+        observations, infos = self._observations(), self._infos(flagged)
+        terminations = {a: terminated for a in self.agents}
+        truncations = {a: truncated for a in self.agents}
+        if terminated or truncated:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    def _bot_action(self, seat: int, bot) -> int:
+        if seat in self._driven:
+            return self._driven.pop(seat)
+        if self.bots_silenced or not self.engine.connected[seat]:
+            return 0
+        return bot.act(self._obs[seat], self._masks[seat])
+
+    def _rewards(self, points: list[int]) -> dict[str, float]:
+        """Zero-sum: +1 a member per point; the non-scoring seats share the loss. Else team points."""
+        engine = self.engine
+        per_seat = [float(points[engine.team_of(s)]) for s in range(self.n)]
+        if self.config.reward_mode == "zero_sum":
+            gained = sum(per_seat)
+            losers = [s for s in range(self.n) if per_seat[s] == 0]
+            if gained and losers:
+                for s in losers:
+                    per_seat[s] = -gained / len(losers)
+        return {a: per_seat[s] for a, s in self.agent_seat.items()}
+
+    # ---------------------------------------------------------------- views
+    def _refresh(self) -> None:
+        tick = self.last_tick
+        self.encoder.encode(self.engine, tick.events, tick.order, self._obs)
+        for seat in range(self.n):
+            self.engine.legal_mask(seat, self._masks[seat])
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        obs, masks = self._obs.copy(), self._masks.copy()
+        return {a: {"observation": obs[s], "action_mask": masks[s]} for a, s in self.agent_seat.items()}
+
+    def _infos(self, flagged: list[bool]) -> dict[str, dict[str, Any]]:
+        engine, events = self.engine, self.last_tick.events
+        return {
+            a: {
+                "seat": s,
+                "team": engine.team_of(s),
+                "tick": engine.tick,
+                "events": [ev for ev in events if ev.seen_by(s)],
+                "illegal_action": flagged[s],
+            }
+            for a, s in self.agent_seat.items()
+        }
+
+    def state(self) -> np.ndarray:
+        """Global state for centralised critics: every seat's observation, in absolute seat order."""
+        return self._obs.reshape(-1).copy()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_table(self.engine, self.last_tick.events if self.last_tick else ())
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---------------------------------------------------------------- test control (Q31)
+    def force_connection(self, seat: int, connected: bool) -> dict[str, dict[str, np.ndarray]]:
+        """(Dis)connect a seat between ticks; returns the refreshed observations."""
+        self.engine.set_connected(seat, connected)
+        self._refresh()
+        return self._observations()
+
+    def drive_bot(self, seat: int, action: int) -> None:
+        """Make bot ``seat`` play ``action`` next tick (it must be legal then)."""
+        if seat not in self.bots:
+            raise ValueError(f"seat {seat} is not a bot seat; bot seats: {sorted(self.bots)}")
+        self._driven[seat] = int(action)
+
+    def silence_bots(self, silenced: bool = True) -> None:
+        """Silenced bots play only the no-op (they stay ready at once, Q8)."""
+        self.bots_silenced = silenced
