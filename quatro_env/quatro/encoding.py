@@ -143,18 +143,15 @@ class ObservationEncoder:
             for name, _ in self.seat.fields:
                 self.offsets[f"seat[{r}].{name}"] = p + g + nt * tb + r * sb + self.seat.offset(name)
 
-    # absolute positions in the buffer
-    def _p(self, seat: int, name: str) -> int:
-        return self._priv0 + seat * self.private.size + self.private.offset(name)
-
-    def _g(self, name: str) -> int:
-        return self._table0 + self.table.offset(name)
-
-    def _t(self, team: int, name: str) -> int:
-        return self._team0 + team * self.team.size + self.team.offset(name)
-
-    def _s(self, seat: int, name: str) -> int:
-        return self._seat0 + seat * self.seat.size + self.seat.offset(name)
+        # absolute buffer positions of every field, looked up by name then seat/team (hot path)
+        self._P = {f: [s * p + self.private.offset(f) for s in range(n)] for f, _ in self.private.fields}
+        self._G = {f: self._table0 + self.table.offset(f) for f, _ in self.table.fields}
+        self._T = {
+            f: [self._team0 + t * tb + self.team.offset(f) for t in range(nt)] for f, _ in self.team.fields
+        }
+        self._S = {
+            f: [self._seat0 + s * sb + self.seat.offset(f) for s in range(n)] for f, _ in self.seat.fields
+        }
 
     def encode(
         self, engine: QuatroEngine, events: Sequence[Event], order: Sequence[int], out: np.ndarray
@@ -165,87 +162,87 @@ class ObservationEncoder:
         ones: list[int] = []
         idx: list[int] = []
         val: list[int] = []
-        p, s_, t_, g = self._p, self._s, self._t, self._g
+        P, S, T, G = self._P, self._S, self._T, self._G
 
         # --- private (Q26)
         for seat in range(n):
             hand = engine.hands[seat]
             if hand:
-                base = p(seat, "hand")
+                base = P["hand"][seat]
                 ones += [base + slot * v + card // 4 for slot, card in enumerate(hand)]
             sign = engine.team_sign[engine.team_of(seat)]
             if sign is not None:
-                ones.append(p(seat, "sign") + sign)
+                ones.append(P["sign"][seat] + sign)
             if engine.emoji[seat] is not None:
-                ones.append(p(seat, "emoji") + engine.emoji[seat])
+                ones.append(P["emoji"][seat] + engine.emoji[seat])
             if engine.reminder_active(seat, now):
-                ones.append(p(seat, "reminder"))
-                idx.append(p(seat, "reminder_left"))
+                ones.append(P["reminder"][seat])
+                idx.append(P["reminder_left"][seat])
                 val.append(engine.reminder[seat][1] - now + 1)
 
         # --- table (Q27)
         phase = engine.phase
-        ones.append(g("phase") + int(phase))
+        ones.append(G["phase"] + int(phase))
         if phase != Phase.OVER:
-            idx.append(g("phase_left"))
+            idx.append(G["phase_left"])
             val.append(engine.phase_end - now + 1)
-        idx.append(g("round"))
+        idx.append(G["round"])
         val.append(engine.round_index)
         if engine.center:
-            base = g("center")
+            base = G["center"]
             ones += [base + slot * v + card // 4 for slot, card in enumerate(engine.center)]
         vote = engine.vote
         if vote is not None:
-            ones.append(g("vote_open"))
-            idx.append(g("vote_left"))
+            ones.append(G["vote_open"])
+            idx.append(G["vote_left"])
             val.append(vote.deadline - now + 1)
-            ones.append(s_(vote.proposer, "proposer"))
-            ones += [s_(x, "voter") for x in vote.voters]
-            ones += [s_(x, "said_yes") for x in vote.yes]
+            ones.append(S["proposer"][vote.proposer])
+            ones += [S["voter"][x] for x in vote.voters]
+            ones += [S["said_yes"][x] for x in vote.yes]
         if engine.reshuffled_this_round:
-            ones.append(g("reshuffle_used"))
+            ones.append(G["reshuffle_used"])
         if phase == Phase.PLAY and engine.next_proposal_tick > now:
-            idx.append(g("proposal_wait"))
+            idx.append(G["proposal_wait"])
             val.append(engine.next_proposal_tick - now)
         call = engine.last_call
         if call is not None:
-            ones.append(g("last_call") + _CALL_KINDS[call.kind])
+            ones.append(G["last_call"] + _CALL_KINDS[call.kind])
             if call.caller is not None:
-                ones.append(s_(call.caller, "caller"))
+                ones.append(S["caller"][call.caller])
             if call.target_team is not None:
-                ones.append(t_(call.target_team, "accused"))
-            ones += [t_(x, "scored") for x in call.scoring_teams]
+                ones.append(T["accused"][call.target_team])
+            ones += [T["scored"][x] for x in call.scoring_teams]
 
         # --- teams
         for team in range(self.num_teams):
-            idx.append(t_(team, "score"))
+            idx.append(T["score"][team])
             val.append(engine.scores[team])
             if engine.revealed and engine.config.reveal_signs and engine.team_sign[team] is not None:
-                ones.append(t_(team, "revealed_sign") + engine.team_sign[team])
+                ones.append(T["revealed_sign"][team] + engine.team_sign[team])
 
         # --- seats
         for seat in range(n):
             if engine.connected[seat]:
-                ones.append(s_(seat, "connected"))
+                ones.append(S["connected"][seat])
             if engine.ready[seat]:
-                ones.append(s_(seat, "ready"))
+                ones.append(S["ready"][seat])
             if phase == Phase.PLAY:
                 if engine.floor[seat]:
-                    ones.append(s_(seat, "floor"))
-                idx += [s_(seat, "exchange_wait"), s_(seat, "floor_wait")]
+                    ones.append(S["floor"][seat])
+                idx += [S["exchange_wait"][seat], S["floor_wait"][seat]]
                 val += [
                     max(0, engine.next_exchange_tick[seat] - now),
                     max(0, engine.next_floor_tick[seat] - now),
                 ]
             pulse = engine.last_pulse[seat]
-            idx.append(s_(seat, "pulse_age"))
+            idx.append(S["pulse_age"][seat])
             if pulse is None:
                 val.append(CLIP)
             else:
-                ones.append(s_(seat, "pulse_emoji") + pulse[0])
+                ones.append(S["pulse_emoji"][seat] + pulse[0])
                 val.append(now - 1 - pulse[1])
             if engine.revealed:
-                base = s_(seat, "revealed_hand")
+                base = S["revealed_hand"][seat]
                 ones += [base + slot * v + card // 4 for slot, card in enumerate(engine.hands[seat])]
 
         # --- this tick's events (Q27: the tick's public events, in resolution order)
@@ -253,35 +250,35 @@ class ObservationEncoder:
         for ev in events:
             kind, seat = ev.kind, ev.seat
             if kind in _ACTION_EVENTS:
-                idx.append(s_(seat, "order"))
+                idx.append(S["order"][seat])
                 val.append(position[seat])
             if kind == "exchange":
                 d = ev.data
                 ones += [
-                    s_(seat, "exchanged"),
-                    s_(seat, "exchange_slot") + d["center_slot"],
-                    s_(seat, "taken") + d["taken"] // 4,
-                    s_(seat, "placed") + d["placed"] // 4,
+                    S["exchanged"][seat],
+                    S["exchange_slot"][seat] + d["center_slot"],
+                    S["taken"][seat] + d["taken"] // 4,
+                    S["placed"][seat] + d["placed"] // 4,
                 ]
             elif kind == "exchange_rejected":
-                ones.append(p(seat, "rejected_slot") + ev.data["center_slot"])
+                ones.append(P["rejected_slot"][seat] + ev.data["center_slot"])
             elif kind == "floor_taken":
-                ones.append(s_(seat, "took_floor"))
+                ones.append(S["took_floor"][seat])
             elif kind == "floor_released":
-                ones.append(s_(seat, "released_floor"))
+                ones.append(S["released_floor"][seat])
                 if ev.data["reason"] == "released":
-                    idx.append(s_(seat, "order"))
+                    idx.append(S["order"][seat])
                     val.append(position[seat])
             elif kind == "vote_answer":
-                ones.append(s_(seat, "voted_yes" if ev.data["yes"] else "voted_no"))
+                ones.append(S["voted_yes" if ev.data["yes"] else "voted_no"][seat])
             elif kind == "vote_proposed":
-                ones.append(s_(seat, "proposed"))
+                ones.append(S["proposed"][seat])
             elif kind == "vote_failed":
-                ones.append(g("vote_failed"))
+                ones.append(G["vote_failed"])
             elif kind == "reshuffle":
-                ones.append(g("reshuffled"))
+                ones.append(G["reshuffled"])
             elif kind == "hands_replaced":
-                ones += [s_(x, "hand_replaced") for x in ev.data["seats"]]
+                ones += [S["hand_replaced"][x] for x in ev.data["seats"]]
 
         buf = self.buffer
         buf.fill(0)

@@ -32,6 +32,24 @@ class Phase(IntEnum):
     OVER = 3
 
 
+_KINDS_BY_PHASE = {
+    Phase.SIGN: (ActionKind.CHOOSE_SIGN, ActionKind.READY),
+    Phase.PLAY: (
+        ActionKind.EXCHANGE,
+        ActionKind.TAKE_FLOOR,
+        ActionKind.RELEASE_FLOOR,
+        ActionKind.SHOW_EMOJI,
+        ActionKind.QUATRO,
+        ActionKind.CONTRA,
+        ActionKind.PROPOSE_RESHUFFLE,
+        ActionKind.VOTE_YES,
+        ActionKind.VOTE_NO,
+    ),
+    Phase.PAUSE: (ActionKind.START_ROUND,),
+    Phase.OVER: (),
+}
+
+
 class IllegalActionError(ValueError):
     """An action the rules do not allow this tick (Q29)."""
 
@@ -231,15 +249,20 @@ class QuatroEngine:
         return self._kind_rules[kind](seat)
 
     def legal_mask(self, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The exact legality of every action for ``seat`` this tick, as an int8 vector."""
+        """The exact legality of every action for ``seat`` this tick, as an int8 vector.
+
+        Built from the same per-kind rules as :meth:`illegal_reason`; only the kinds that can be
+        legal in the current phase are asked (the others all refuse outside their phase).
+        """
         mask = np.zeros(self.codec.num_actions, np.int8) if out is None else out
         mask[:] = 0
         mask[0] = 1
         if not self.connected[seat]:
             return mask
-        for kind, rule in self._kind_rules.items():
-            if kind != ActionKind.NOOP and rule(seat) is None:
-                r = self.codec.ranges[kind]
+        ranges = self.codec.ranges
+        for kind in _KINDS_BY_PHASE[self.phase]:
+            if self._kind_rules[kind](seat) is None:
+                r = ranges[kind]
                 mask[r.start : r.stop] = 1
         return mask
 
