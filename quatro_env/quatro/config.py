@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Seconds = float
+#: a duration: a finite number > 0 (booleans are refused rather than read as 1.0 s)
+Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+Probability = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
+Count = Annotated[int, Field(strict=True, gt=0)]
 
 
 class QuatroConfig(BaseModel):
@@ -22,29 +25,29 @@ class QuatroConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     num_players: Literal[4, 6, 8] = Field(4, description="Q1: 4, 6 or 8 players")
-    tick_seconds: Seconds = Field(0.5, gt=0, description="Q6: length of one tick")
-    sign_phase_seconds: Seconds = Field(30.0, gt=0, description="Q8: longest sign phase")
-    round_seconds: Seconds = Field(180.0, gt=0, description="Q10: play time before a blank round")
-    pause_seconds: Seconds = Field(30.0, gt=0, description="Q11: pause between rounds")
-    exchange_cooldown_seconds: Seconds = Field(2.0, gt=0, description="Q13")
-    floor_cooldown_seconds: Seconds = Field(2.0, gt=0, description="Q17")
-    pulse_seconds: Seconds = Field(5.0, gt=0, description="Q15: emoji pulse period")
-    reminder_window_seconds: Seconds = Field(2.0, gt=0, description="Q18: own-quartet confirm window")
-    vote_window_seconds: Seconds = Field(20.0, gt=0, description="Q20")
-    vote_interval_seconds: Seconds = Field(30.0, gt=0, description="Q21: between two proposals")
-    points_to_win: PositiveInt = Field(5, description="Q24")
+    tick_seconds: Seconds = Field(0.5, description="Q6: length of one tick")
+    sign_phase_seconds: Seconds = Field(30.0, description="Q8: longest sign phase")
+    round_seconds: Seconds = Field(180.0, description="Q10: play time before a blank round")
+    pause_seconds: Seconds = Field(30.0, description="Q11: pause between rounds")
+    exchange_cooldown_seconds: Seconds = Field(2.0, description="Q13")
+    floor_cooldown_seconds: Seconds = Field(2.0, description="Q17")
+    pulse_seconds: Seconds = Field(5.0, description="Q15: emoji pulse period")
+    reminder_window_seconds: Seconds = Field(2.0, description="Q18: own-quartet confirm window")
+    vote_window_seconds: Seconds = Field(20.0, description="Q20")
+    vote_interval_seconds: Seconds = Field(30.0, description="Q21: between two proposals")
+    points_to_win: Count = Field(5, description="Q24")
     own_quartet_guard: Literal["confirm", "off"] = Field("confirm", description="Q18 reminder")
     reveal_signs: bool = Field(False, description="Q7: show every team's sign at the reveal")
     bot_seats: tuple[int, ...] = Field((), description="Q22: seats driven by a built-in bot")
     bot_policy: str = Field("idle", description="Q22: name of the built-in bot policy")
-    disconnect_prob: float = Field(0.0, ge=0, lt=1, description="Q23: per tick, per connected seat")
-    reconnect_prob: float = Field(0.1, ge=0, le=1, description="Q23: per tick, per disconnected seat")
+    disconnect_prob: Probability = Field(0.0, lt=1, description="Q23: per tick, per connected seat")
+    reconnect_prob: Probability = Field(0.1, description="Q23: per tick, per disconnected seat")
     disconnect_schedule: tuple[tuple[int, int, bool], ...] = Field(
         (), description="Q23: (tick, seat, connected) applied just before that tick"
     )
     episode: Literal["match", "round"] = Field("match", description="episode = a match or one round")
     reward_mode: Literal["zero_sum", "team_points"] = Field("zero_sum", description="see docs/quatro.md")
-    max_rounds: PositiveInt = Field(100, description="truncate a match after this many rounds")
+    max_rounds: Count = Field(100, description="truncate a match after this many rounds")
     illegal_action: Literal["raise", "noop"] = Field("raise", description="Q29")
 
     @model_validator(mode="after")

@@ -71,6 +71,7 @@ class Vote:
     opened: int
     deadline: int  # last tick at which an answer counts (window t+1..t+k, Q6)
     yes: set[int] = field(default_factory=set)
+    absent: set[int] = field(default_factory=set)  # voters who disconnected: they cannot answer (Q20)
 
 
 @dataclass
@@ -334,6 +335,8 @@ class QuatroEngine:
             return "you are not a voter of this reshuffle (Q20, Q22)"
         if seat in vote.yes:
             return "you already answered (Q20)"
+        if seat in vote.absent:
+            return "you disconnected during this vote and can no longer answer (Q20)"
         return None
 
     def _why_not_start_round(self, seat: int) -> str | None:
@@ -488,6 +491,10 @@ class QuatroEngine:
         for seat in range(self.n):
             if self.floor[seat]:
                 self._release_floor(seat, events, "round_over")
+        # Q11: between rounds every cooldown and reminder is cleared (from the end of the round on)
+        self.next_exchange_tick = [0] * self.n
+        self.next_floor_tick = [0] * self.n
+        self.reminder = [None] * self.n
         self.revealed = True
         reveal = {
             "hands": [list(h) for h in self.hands],
@@ -566,7 +573,7 @@ class QuatroEngine:
             return
         self._apply_schedule(next_tick)
         p_off, p_on = self.config.disconnect_prob, self.config.reconnect_prob
-        if p_off > 0:
+        if p_off > 0 or (p_on > 0 and not all(self.connected)):  # draws only when a change is possible
             draws = self.rng.random(self.n)
             for seat in range(self.n):
                 if self.connected[seat] and draws[seat] < p_off:
@@ -596,6 +603,8 @@ class QuatroEngine:
             self.pending_events.append(Event("disconnected", seat))
             if self.phase == Phase.PLAY and self.floor[seat]:  # Q23: nothing shown in an absent name
                 self._release_floor(seat, self.pending_events, "disconnected")
+            if self.vote is not None and seat in self.vote.voters:  # Q20: the vote can only fail now
+                self.vote.absent.add(seat)
 
     def force_next_order(self, order: Sequence[int]) -> None:
         """Fix the resolution order of the next tick (Q31)."""

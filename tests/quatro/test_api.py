@@ -1,0 +1,162 @@
+"""PettingZoo API conformance and the environment's episode/reward options."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+
+import quatro_env
+from quatro_env.quatro import GameOverError
+
+from .helpers import K, act, events, make_env, play, quartet_position, step
+
+N = [4, 6, 8]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+@pytest.mark.parametrize("n", N)
+def test_parallel_api_test(n):
+    parallel_api_test(quatro_env.parallel_env(num_players=n), num_cycles=1000)
+
+
+@pytest.mark.parametrize("n", N)
+def test_aec_api_test(n):
+    api_test(quatro_env.env(num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("n", N)
+def test_parallel_seed_test(n):
+    # PettingZoo's parallel seed test samples without the mask: illegal actions must become no-ops
+    parallel_seed_test(lambda: quatro_env.parallel_env(num_players=n, illegal_action="noop"))
+
+
+@pytest.mark.parametrize("n", N)
+def test_aec_seed_test(n):
+    seed_test(lambda: quatro_env.env(num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("n", N)
+def test_spaces_are_the_same_object_every_call(n):
+    env = make_env(n, bot_seats=(0,))
+    env.reset(seed=0)
+    for a in env.possible_agents:
+        assert env.observation_space(a) is env.observation_space(a)
+        assert env.action_space(a) is env.action_space(a)
+        assert env.action_space(a).n == env.codec.num_actions
+        obs = env._observations()[a]
+        assert env.observation_space(a).contains(obs)
+
+
+@pytest.mark.parametrize("n", N)
+def test_state_matches_state_space(n):
+    env = make_env(n)
+    obs, _ = env.reset(seed=0)
+    state = env.state()
+    assert state.shape == env.state_space.shape
+    assert state.dtype == env.state_space.dtype
+    assert env.state_space.contains(state)
+    expected = np.concatenate([obs[f"player_{s}"]["observation"] for s in range(n)])
+    np.testing.assert_array_equal(state, expected)
+
+
+def test_render_ansi_returns_a_string_with_card_faces():
+    env = make_env(4, render_mode="ansi")
+    play(
+        env,
+        hands=[["A", "K", "Q", "J"], ["10", "A", "K", "Q"], ["J", "10", "A", "K"], ["Q", "J", "10", "A"]],
+        center=["K", "Q", "J", "10"],
+    )
+    step(env, {0: act(env, K.EXCHANGE, (0, 0))})
+    text = env.render()
+    assert isinstance(text, str)
+    assert "A♠" in text and "K" in text and "10" in text
+    assert any(s in text for s in "♥♦♣")
+    assert "exchange" in text
+    assert make_env(4).render() is None
+
+
+def _random_match(env, seed, max_ticks=4000):
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    for _ in range(max_ticks):
+        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+        obs, rewards, term, trunc, _ = env.step(actions)
+        yield rewards, term, trunc
+        if not env.agents:
+            return
+
+
+@pytest.mark.parametrize("n", N)
+def test_zero_sum_rewards_sum_to_zero_over_all_seats(n):
+    env = make_env(n)
+    nonzero = 0
+    for rewards, *_ in _random_match(env, seed=n):
+        assert len(rewards) == n
+        assert sum(rewards.values()) == pytest.approx(0.0, abs=1e-9)
+        nonzero += any(rewards.values())
+    assert nonzero >= 5  # at least five scoring ticks in a match to 5
+    assert env.agents == []
+
+
+def test_team_points_rewards_are_each_teams_points():
+    env = make_env(6, reward_mode="team_points")
+    play(env)
+    _, rewards, *_ = step(env, {0: act(env, K.QUATRO)})  # false: teams 1 and 2 score
+    assert rewards == {f"player_{s}": (0.0 if s % 3 == 0 else 1.0) for s in range(6)}
+
+
+def test_zero_sum_rewards_split_the_loss_among_non_scorers():
+    env = make_env(6)
+    play(env)
+    _, rewards, *_ = step(env, {0: act(env, K.QUATRO)})
+    assert rewards == {f"player_{s}": (-2.0 if s % 3 == 0 else 1.0) for s in range(6)}
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_episode_round_ends_after_one_round(blank):
+    env = make_env(4, episode="round")
+    if blank:
+        play(env, ticks_left=3)
+        for _ in range(2):
+            _, _, term, trunc, _ = step(env)
+            assert not any(term.values())
+        _, _, term, trunc, _ = step(env)
+        assert events(env, "blank_round")
+    else:
+        hands, center = quartet_position(4, (2,))
+        play(env, hands, center)
+        _, _, term, trunc, _ = step(env, {0: act(env, K.QUATRO)})
+    assert all(term.values()) and not any(trunc.values())
+    assert env.agents == []
+    with pytest.raises(GameOverError):
+        env.step({})
+
+
+def test_max_rounds_truncates_the_match():
+    env = make_env(4, max_rounds=2)
+    play(env)
+    _, _, term, trunc, _ = step(env, {0: act(env, K.CONTRA, 1)})
+    assert not any(term.values()) and not any(trunc.values())
+    assert env.agents
+    step(env, {0: act(env, K.START_ROUND)})
+    step(env, {s: act(env, K.READY) for s in range(4)})
+    _, _, term, trunc, _ = step(env, {1: act(env, K.CONTRA, 1)})
+    assert all(trunc.values()) and not any(term.values())
+    assert env.agents == []
+    assert env.engine.scores == [1, 1]
+
+
+def test_a_won_match_terminates_rather_than_truncates_on_the_last_round():
+    env = make_env(4, max_rounds=1, points_to_win=1)
+    play(env)
+    _, _, term, trunc, _ = step(env, {0: act(env, K.CONTRA, 1)})
+    assert all(term.values()) and not any(trunc.values())
