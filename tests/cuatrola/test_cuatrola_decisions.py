@@ -1,0 +1,184 @@
+"""One test per decision taken where the rules are silent (D1 .. D16 in docs/cuatrola.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from quatro_env import cuatrola_v0
+from quatro_env.cuatrola.actions import PASS, declare, play, sing
+from quatro_env.cuatrola.cards import CARD_POINTS, deal, parse_card
+from quatro_env.cuatrola.observation import SLICES
+from quatro_env.cuatrola.state import Phase
+
+from .helpers import hands, legal, play_cards, random_steps, scripted, seat_to_act
+
+CANTE = hands("Ab 3b Rb Cb Ao", "3o Ac 3c Rc Cc", "Ro Ae 3e Re Ce", "Co So Sb Sc Se")
+
+
+def test_D1_every_seat_speaks_once_even_when_only_pass_is_legal():
+    env, game = scripted(CANTE, "Sb", dealer=3)
+    env.step(declare("quintola"))
+    for seat in (1, 2, 3):
+        assert seat_to_act(env) == seat and legal(env) == [PASS]
+        env.step(PASS)
+    assert game.phase == Phase.PLAY
+
+
+def test_D2_cante_window_is_a_turn_winner_first_then_partner_then_the_winner_leads():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play")
+    play_cards(env, "Ao", "3o", "Ro", "So")
+    assert game.phase == Phase.CANTE and game.cante_queue == [0, 2]
+    env.step(PASS)
+    assert seat_to_act(env) == 2
+    env.step(PASS)
+    assert game.phase == Phase.PLAY and seat_to_act(env) == 0
+    # No window when nobody of the winning pair can sing.
+    spec = hands("Ao 3c Rc Ce Sb", "3o Ac Cc Ae 3e", "Ro Sc Re Se Ab", "Co So 3b Rb Cb")
+    env, game = scripted(spec, "Cb", dealer=3, phase="play")
+    play_cards(env, "Ao", "3o", "Ro", "Co")
+    assert game.phase == Phase.PLAY and seat_to_act(env) == 0
+
+
+def test_D3_with_two_singable_suits_the_player_chooses_one():
+    spec = hands("Ao Rc Cc Re Ce", "3o Ac 3c Sc Ae", "Ro So 3e Se Ab", "Co 3b Rb Cb Sb")
+    env, game = scripted(spec, "Sb", dealer=3, phase="play")
+    play_cards(env, "Ao", "3o", "Ro", "Co")
+    assert legal(env) == [PASS, sing("copas"), sing("espadas")]
+    env.step(sing("espadas"))
+    assert game.sung == [-1, -1, 0, -1] and game.cante_points == [20, 0]
+
+
+def test_D4_no_cante_after_the_fifth_trick_the_hand_is_scored_at_once():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play", config={"cantes": False})
+    play_cards(
+        env, "Ao", "3o", "Ro", "So", "Ab", "Ac", "Ae", "Sb", "3b", "3c", "3e", "Co", "Rb", "Rc", "Re", "Sc"
+    )
+    play_cards(env, "Cb", "Cc", "Ce")
+    assert game.hand_number == 1
+    env.step(play("Se"))
+    assert game.hand_number == 2 and game.phase == Phase.DECLARE
+
+
+def test_D5_in_a_solo_the_opponents_may_sing_and_their_cantes_count():
+    spec = hands("So Ac Ae Ab 3b", "Ao Rc Cc 3e Se", "Ro Co 3c Rb Cb", "3o Sb Re Ce Sc")
+    env, game = scripted(spec, "Sb", dealer=3, phase="play", contract="solo", declarer=0)
+    play_cards(env, "So", "Ao", "3o")  # seat 1 (an opponent) wins; seat 3 had to beat the led So
+    assert game.cante_queue == [1, 3]
+    env.step(sing("copas"))
+    assert game.cante_points == [0, 20] and game.hand_points(1) == 2 + 11 + 10 + 20
+
+
+def test_D6_the_dead_hand_stays_out_of_play_with_the_shown_card():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play", contract="solo", declarer=1)
+    dead = list(game.hands[3])
+    assert parse_card("Sb") in dead
+    while game.hand_number == 1:
+        assert game.hands[3] == dead
+        env.step(legal(env)[0])
+    assert sum(game.last_result.hand_points) == 130 - sum(CARD_POINTS[c] for c in dead)
+
+
+def test_D7_the_player_sitting_out_observes_its_cards_with_a_zero_mask():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play", contract="solo", declarer=0)
+    obs = env.observe("player_2")
+    assert not obs["action_mask"].any()
+    assert set(np.flatnonzero(obs["observation"][SLICES["hand"]])) == set(game.hands[2])
+    assert obs["observation"][SLICES["sitting_out"]][0] == 1  # itself, relative seat 0
+
+
+def test_D8_the_match_ends_right_after_the_hand_that_reaches_the_target():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play", scores=[10, 10])
+    while not game.over:
+        env.step(legal(env)[0])
+    assert game.hand_number == 1 and max(game.scores) == 11
+    assert all(env.terminations.values()) and set(env.terminations) == set(env.possible_agents)
+
+
+def test_D9_reset_with_a_seed_reseeds_and_without_one_continues_the_stream():
+    def deals(env):
+        return [list(h) for h in env.unwrapped.game.hands], env.unwrapped.game.dealer
+
+    a, b = cuatrola_v0.env(), cuatrola_v0.env()
+    a.reset(seed=1)
+    b.reset(seed=1)
+    first = deals(a)
+    a.reset()
+    b.reset()
+    assert deals(a) == deals(b) != first
+    a.reset(seed=1)
+    assert deals(a) == first
+
+
+def test_D10_scripted_positions_start_at_the_declaration_or_the_first_trick():
+    env, game = scripted(CANTE, "Ac", dealer=1)
+    assert game.phase == Phase.DECLARE and seat_to_act(env) == 2
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play", contract="cuatrola", declarer=2)
+    assert game.phase == Phase.PLAY and seat_to_act(env) == 1  # mano (0) sits out
+    with pytest.raises(ValueError, match="phase"):
+        env.reset(options={"phase": "cante"})
+
+
+def test_D11_bad_actions_raise_value_errors_and_change_nothing():
+    env, game = scripted(CANTE, "Sb", dealer=3)
+    for bad in (28, -1, 3.0, None, "Ao", np.int64(99)):
+        with pytest.raises(ValueError, match="illegal action by player_0"):
+            env.step(bad)
+    assert game.declarations == [-1, -1, -1, -1] and seat_to_act(env) == 0
+    env.step(np.int32(PASS))  # NumPy integers are accepted
+    assert game.declarations[0] == 0
+
+
+def test_D12_relative_seats_follow_play_order_self_next_partner_previous():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play")  # player_0 to act
+    for agent, rel in (("player_0", 0), ("player_1", 3), ("player_2", 2), ("player_3", 1)):
+        obs = env.observe(agent)["observation"]
+        assert np.flatnonzero(obs[SLICES["to_act"]]).tolist() == [rel]
+    env.step(play("Ao"))
+    obs = env.observe("player_1")["observation"]
+    current = obs[SLICES["current_trick"]].reshape(4, 20)
+    assert current[3, parse_card("Ao")] == 1  # played by the previous seat
+
+
+def test_D13_hand_points_are_tallied_and_shown_in_a_cuatrola():
+    env, game = scripted(CANTE, "Sb", dealer=3, phase="play", contract="cuatrola", declarer=0)
+    play_cards(env, "Ao", "3o", "So")
+    obs = env.observe("player_0")["observation"]
+    assert obs[SLICES["hand_points"]][0] == pytest.approx((11 + 10 + 2) / 230)
+
+
+def test_D14_unknown_reset_options_are_ignored_with_a_warning():
+    env = cuatrola_v0.env()
+    with pytest.warns(UserWarning, match="ignores unknown option"):
+        env.reset(seed=0, options={"options": 1})
+    assert env.unwrapped.game.phase == Phase.DECLARE
+
+
+def test_D15_the_target_is_configurable_and_scales_the_score_observation():
+    env = cuatrola_v0.env(target_score=3)
+    env.reset(seed=0, options={"scores": [2, 0]})
+    assert env.observe("player_0")["observation"][SLICES["match_score"]][0] == pytest.approx(2 / 7)
+    for _ in random_steps(env, seed=0):
+        pass
+    game = env.unwrapped.game
+    assert game.over and max(game.scores) >= 3
+
+
+def test_D16_after_the_match_the_observation_shows_the_final_table():
+    env2 = cuatrola_v0.env()
+    env2.reset(seed=5)
+    game = env2.unwrapped.game
+    for _ in env2.agent_iter():
+        obs, _, term, _, _ = env2.last()
+        if term:
+            assert obs["observation"][SLICES["phase"]][Phase.OVER] == 1 and not obs["action_mask"].any()
+            break
+        mask = np.flatnonzero(obs["action_mask"])
+        env2.step(int(mask[0]))
+    assert game.over
+
+
+def test_D17_the_deal_gives_blocks_of_five_from_mano_and_the_last_block_to_the_dealer():
+    order = np.random.default_rng(7).permutation(20).tolist()
+    dealt, shown = deal(np.random.default_rng(7), dealer=2)
+    assert dealt[3] == order[:5] and dealt[2] == order[15:] and shown == order[-1]
