@@ -1,0 +1,145 @@
+"""A single-agent Gymnasium view of Quatro: one seat learns, every other seat is played for it.
+
+Needs nothing beyond the core install. The other seats (teammates and opponents alike) are
+played by *seat policies*, each one of:
+
+- the name of a built-in bot (``"random"``, ``"idle"``, ``"random_caller"``; see
+  ``quatro_env/quatro/bots.py``), built fresh per seat;
+- an object with ``act(observation, mask) -> int`` (a built-in ``BotPolicy``, or a frozen trained
+  policy such as ``quatro_env.integrations.rllib.load_rllib_policy(...)``); its ``reset(seed)``,
+  if any, is called on every env reset;
+- a callable ``policy(obs_dict, agent) -> int`` (the AEC-tournament convention), e.g. a frozen
+  SB3 model: ``lambda obs, agent: int(model.predict(obs, action_masks=obs["action_mask"])[0])``.
+
+Observations are the learning seat's ``{"observation", "action_mask"}`` dict and
+:meth:`QuatroSingleAgentEnv.action_masks` returns the mask (the method sb3-contrib's
+``MaskablePPO`` looks for). The learning seat's illegal actions follow the table's
+``illegal_action`` setting (``"raise"`` by default, or ``"noop"``); seat policies must play legal
+actions (they are given the mask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.quatro.env import QuatroParallelEnv
+from quatro_env.quatro_v0 import parallel_env
+
+__all__ = ["GYM_ID", "QuatroSingleAgentEnv", "SeatPolicy", "make_seat_policy"]
+
+SeatPolicy = str | Callable[..., int] | Any
+
+
+class _Seat:
+    """Uniform face over the three kinds of seat policy."""
+
+    def __init__(self, spec: SeatPolicy, num_players: int) -> None:
+        if isinstance(spec, str):
+            if spec not in BOT_POLICIES:
+                raise ValueError(f"unknown bot policy {spec!r}; known: {sorted(BOT_POLICIES)}")
+            spec = BOT_POLICIES[spec](num_players)
+        self.spec = spec
+        self._act = getattr(spec, "act", None)
+        if self._act is None and not callable(spec):
+            raise TypeError(f"a seat policy is a bot name, an object with act(), or a callable; got {spec!r}")
+
+    def reset(self, seed: int) -> None:
+        reset = getattr(self.spec, "reset", None)
+        if callable(reset):
+            reset(seed)
+
+    def __call__(self, obs: Mapping[str, np.ndarray], agent: str) -> int:
+        if self._act is not None:
+            return int(self._act(obs["observation"], obs["action_mask"]))
+        return int(self.spec(obs, agent))
+
+
+def make_seat_policy(spec: SeatPolicy, num_players: int) -> _Seat:
+    return _Seat(spec, num_players)
+
+
+class QuatroSingleAgentEnv(gym.Env):
+    """Quatro from one seat's point of view; keyword arguments are QuatroConfig fields.
+
+    Args:
+        seat: the learning seat.
+        others: the seat policy of every other seat, or a mapping seat -> seat policy (seats left
+            out of the mapping play ``"random"``).
+        render_mode: ``"ansi"`` or ``"human"`` (the table as text), or None.
+        **config: QuatroConfig fields. ``bot_seats`` must stay empty: this wrapper drives the other
+            seats itself (use ``others="random"`` for the built-in bots).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+
+    def __init__(
+        self,
+        seat: int = 0,
+        others: SeatPolicy | Mapping[int, SeatPolicy] = "random",
+        render_mode: str | None = None,
+        **config: Any,
+    ) -> None:
+        if config.get("bot_seats"):
+            raise ValueError("bot_seats: leave empty; the wrapper plays the other seats (see `others`)")
+        self.parallel: QuatroParallelEnv = parallel_env(render_mode=render_mode, **config)
+        self.render_mode = render_mode
+        n = self.parallel.n
+        if not 0 <= seat < n:
+            raise ValueError(f"seat: {seat} is outside 0..{n - 1}")
+        self.seat = seat
+        self.agent = f"player_{seat}"
+        if isinstance(others, Mapping):
+            unknown = set(others) - set(range(n)) or ({seat} & set(others))
+            if unknown:
+                raise ValueError(f"others: seats {sorted(unknown)} are not other seats of a {n}-player table")
+            specs = {s: others.get(s, "random") for s in range(n) if s != seat}
+        else:
+            specs = {s: others for s in range(n) if s != seat}
+        # One policy object per seat: a bot name builds one bot per seat; an object given for
+        # several seats is shared (its reset is then called once per seat, in seat order).
+        self.others = {f"player_{s}": make_seat_policy(spec, n) for s, spec in specs.items()}
+        self.observation_space = self.parallel.observation_space(self.agent)
+        self.action_space = self.parallel.action_space(self.agent)
+        self._obs: dict[str, dict[str, np.ndarray]] = {}
+
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
+        super().reset(seed=seed)
+        table_seed, *seat_seeds = self.np_random.integers(2**63 - 1, size=1 + len(self.others)).tolist()
+        self._obs, infos = self.parallel.reset(seed=table_seed, options=options)
+        for policy, seat_seed in zip(self.others.values(), seat_seeds, strict=True):
+            policy.reset(seat_seed)
+        return self._obs[self.agent], infos[self.agent]
+
+    def step(self, action):
+        if not self.parallel.agents:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        actions = {agent: policy(self._obs[agent], agent) for agent, policy in self.others.items()}
+        actions[self.agent] = int(action)
+        self._obs, rewards, terminations, truncations, infos = self.parallel.step(actions)
+        return (
+            self._obs[self.agent],
+            float(rewards[self.agent]),
+            bool(terminations[self.agent]),
+            bool(truncations[self.agent]),
+            infos[self.agent],
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """The learning seat's current legal-action mask, as booleans (for sb3-contrib)."""
+        return self._obs[self.agent]["action_mask"].astype(bool)
+
+    def render(self):
+        return self.parallel.render()
+
+    def close(self) -> None:
+        self.parallel.close()
+
+
+GYM_ID = "quatro_env/QuatroSingleAgent-v0"
+if GYM_ID not in gym.registry:
+    gym.register(GYM_ID, entry_point=QuatroSingleAgentEnv, disable_env_checker=False)

@@ -1,0 +1,101 @@
+"""The single-agent Gymnasium view: core install only (no extra needed)."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from quatro_env.integrations.gym_single import GYM_ID, QuatroSingleAgentEnv
+from quatro_env.quatro import IllegalActionError
+from quatro_env.quatro.bots import RandomBot
+
+from .conftest import SHORT_TABLE, run_doc
+
+
+def _play(env: gym.Env, seed: int, policy_seed: int = 0) -> tuple[list, float]:
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(policy_seed)
+    trace, total, done = [], 0.0, False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, reward, term, trunc, info = env.step(action)
+        assert not info["illegal_action"]
+        trace.append((action, obs["observation"].tobytes(), reward))
+        total += reward
+        done = term or trunc
+    return trace, total
+
+
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_check_env_passes(num_players):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # check_env reports problems as warnings
+        check_env(gym.make(GYM_ID, illegal_action="noop", num_players=num_players, **SHORT_TABLE).unwrapped)
+        check_env(
+            gym.make(
+                GYM_ID, illegal_action="noop", render_mode="ansi", num_players=num_players, **SHORT_TABLE
+            ).unwrapped
+        )
+
+
+def test_default_raises_on_illegal_action():
+    env = QuatroSingleAgentEnv(**SHORT_TABLE)
+    obs, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    env = QuatroSingleAgentEnv(illegal_action="noop", **SHORT_TABLE)
+    obs, _ = env.reset(seed=0)
+    *_, info = env.step(illegal)
+    assert info["illegal_action"]
+
+
+def test_reproducible_per_seed_and_episodes_end():
+    env = QuatroSingleAgentEnv(seat=2, others="random", **SHORT_TABLE)
+    a, _ = _play(env, seed=5)
+    b, _ = _play(env, seed=5)
+    c, _ = _play(env, seed=6)
+    assert a == b
+    assert a != c
+
+
+def test_seat_policy_kinds():
+    calls = []
+
+    def callable_policy(obs, agent):
+        calls.append(agent)
+        return 0
+
+    class Frozen:
+        def __init__(self):
+            self.seeds = []
+
+        def reset(self, seed):
+            self.seeds.append(seed)
+
+        def act(self, observation, mask):
+            assert observation.dtype == np.uint8 and mask[0] == 1
+            return 0
+
+    frozen = Frozen()
+    env = QuatroSingleAgentEnv(
+        seat=0, others={1: callable_policy, 2: frozen, 3: RandomBot(4)}, num_players=4, **SHORT_TABLE
+    )
+    _play(env, seed=0)
+    assert calls and set(calls) == {"player_1"}
+    assert len(frozen.seeds) == 1
+    with pytest.raises(ValueError, match="bot_seats"):
+        QuatroSingleAgentEnv(bot_seats=(1,))
+    with pytest.raises(ValueError, match="others"):
+        QuatroSingleAgentEnv(seat=0, others={0: "random"})
+    with pytest.raises(ValueError, match="unknown bot"):
+        QuatroSingleAgentEnv(others="nope")
+
+
+def test_gymnasium_doc_snippets():
+    ns = run_doc("gymnasium.md")
+    assert isinstance(ns["episode_return"], float)
