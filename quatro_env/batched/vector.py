@@ -1,0 +1,158 @@
+"""A Gymnasium-style vector view of the batched engine: one slot per (table, agent seat).
+
+This is what SuperSuit's ``pettingzoo_env_to_vec_env_v1`` + ``concat_vec_envs_v1`` produce from
+a ParallelEnv: slot ``b * m + j`` is agent ``j`` (the j-th non-bot seat) of table ``b``; arrays are
+``[num_envs, ...]`` with ``num_envs = num_tables * m``. So a CleanRL-style loop works unchanged::
+
+    envs = QuatroVectorEnv(num_tables=1024, device="cuda", num_players=4)
+    obs, info = envs.reset(seed=1)                 # obs [4096, obs_dim] uint8, info["action_mask"]
+    obs, rew, term, trunc, info = envs.step(actions)  # actions [4096] ints
+
+Episodes reset automatically in the same step (SB3/SuperSuit convention); the next episode's
+first observation is returned and, with ``keep_final=True``, ``info["final_observation"]`` holds the
+last one of the finished episode. Bot seats (Q22) are played by the configured bot policy
+(``idle``: no-op; ``random``: uniform legal without calls; ``random_caller``: uniform legal, all on
+the device; any other policy of ``BOT_POLICIES`` runs as one numpy bot object per table and bot seat,
+a slow path).
+Arrays are torch tensors on the engine's device (zero copy); ``numpy=True`` returns numpy arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from quatro_env.batched.engine import BatchedQuatroEngine
+from quatro_env.quatro.actions import ActionKind
+
+
+class QuatroVectorEnv:
+    """Every agent seat of every table is one slot of a Gymnasium-style vector env."""
+
+    metadata = {"autoreset_mode": "same-step"}
+
+    def __init__(
+        self,
+        num_tables: int,
+        device: str | torch.device = "cpu",
+        seed: int | None = None,
+        numpy: bool = False,
+        keep_final: bool = False,
+        **config: Any,
+    ) -> None:
+        self.engine = BatchedQuatroEngine(
+            num_tables, device=device, seed=seed, keep_final=keep_final, **config
+        )
+        e = self.engine
+        self.numpy = numpy
+        self.num_tables = e.num_envs
+        self.agent_seats = [s for s in range(e.n) if s not in e.config.bot_seats]
+        self.bot_seats = [s for s in range(e.n) if s in e.config.bot_seats]
+        self.agents_per_table = m = len(self.agent_seats)
+        self.num_envs = self.num_tables * m
+        self._all_agents = m == e.n
+        self._agent_idx = torch.tensor(self.agent_seats, dtype=torch.long, device=e.device)
+        self.single_observation_space = spaces.Box(0, 255, (e.obs_dim,), np.uint8)
+        self.single_action_space = spaces.Discrete(e.num_actions)
+        self.observation_space = spaces.Box(0, 255, (self.num_envs, e.obs_dim), np.uint8)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, e.num_actions))
+        self._gen = torch.Generator(device=e.device)
+        self._gen.manual_seed(0 if seed is None else int(seed) ^ 0x5EED)
+        self._no_calls = torch.ones(e.num_actions, dtype=torch.int8, device=e.device)
+        for kind in (ActionKind.QUATRO, ActionKind.CONTRA):
+            r = e.codec.ranges[kind]
+            self._no_calls[r.start : r.stop] = 0
+        self._joint = torch.zeros(self.num_tables, e.n, dtype=torch.long, device=e.device)
+        self._scripted = None
+        if self.bot_seats and e.config.bot_policy not in ("idle", "random", "random_caller"):
+            # scripted policies read numpy observations: one bot object per (table, bot seat) (slow path)
+            from quatro_env.quatro.bots import BOT_POLICIES
+
+            factory = BOT_POLICIES[e.config.bot_policy]
+            base = 0 if seed is None else int(seed)
+            self._scripted = {
+                (b, s): factory(e.n, base * 1_000_003 + b * e.n + s)
+                for b in range(self.num_tables)
+                for s in self.bot_seats
+            }
+
+    # ---------------------------------------------------------------- views
+    def _slots(self, x: torch.Tensor) -> torch.Tensor:
+        """[B, n, ...] per seat -> [B * m, ...] per agent slot (a view when every seat is an agent)."""
+        if not self._all_agents:
+            x = x.index_select(1, self._agent_idx)
+        return x.reshape(self.num_envs, *x.shape[2:])
+
+    def _out(self, x: torch.Tensor):
+        return x.cpu().numpy() if self.numpy else x
+
+    def _infos(self, res) -> dict[str, Any]:
+        e = self.engine
+        info: dict[str, Any] = {"action_mask": self._out(self._slots(e.masks))}
+        if "final_observation" in res.info:
+            info["final_observation"] = self._out(self._slots(res.info["final_observation"]))
+            info["final_action_mask"] = self._out(self._slots(res.info["final_mask"]))
+        return info
+
+    def state(self):
+        """Global state per table, ``[num_tables, n * obs_dim]`` (every seat's observation)."""
+        return self._out(self.engine.state())
+
+    # ---------------------------------------------------------------- API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._gen.manual_seed(int(seed) ^ 0x5EED)
+        res = self.engine.reset(seed)
+        return self._out(self._slots(res.observations)), self._infos(res)
+
+    def _bot_actions(self) -> None:
+        e = self.engine
+        policy = e.config.bot_policy
+        if self._scripted is not None:
+            obs, masks = e.observations.cpu().numpy(), e.masks.cpu().numpy()
+            acts = torch.zeros(self.num_tables, len(self.bot_seats), dtype=torch.long)
+            for (b, s), bot in self._scripted.items():
+                acts[b, self.bot_seats.index(s)] = int(bot.act(obs[b, s], masks[b, s]))
+            self._joint[:, self.bot_seats] = acts.to(e.device)
+            return
+        for s in self.bot_seats:
+            if policy == "idle":
+                self._joint[:, s] = 0
+                continue
+            mask = e.masks[:, s].float()
+            if policy == "random":
+                mask = mask * self._no_calls
+                mask[:, 0] = 1.0  # the no-op is always legal
+            self._joint[:, s] = torch.multinomial(mask, 1, generator=self._gen).squeeze(1)
+
+    def step(self, actions):
+        e = self.engine
+        a = torch.as_tensor(actions, device=e.device).long().reshape(self.num_tables, self.agents_per_table)
+        if self._all_agents:
+            joint = a
+        else:
+            self._joint[:, self._agent_idx] = a
+            self._bot_actions()
+            joint = self._joint
+        res = e.step(joint)
+        if self._scripted is not None and bool(res.info["done"].any()):
+            for b in res.info["done"].nonzero().squeeze(1).tolist():  # a new episode: fresh bot state
+                for s in self.bot_seats:
+                    bot = self._scripted[(b, s)]
+                    bot.reset(int(bot.rng.integers(2**62)) if hasattr(bot, "rng") else None)
+        m = self.agents_per_table
+        obs = self._slots(res.observations)
+        rew = self._slots(res.rewards)
+        term = res.terminations.repeat_interleave(m)
+        trunc = res.truncations.repeat_interleave(m)
+        return self._out(obs), self._out(rew), self._out(term), self._out(trunc), self._infos(res)
+
+    def sample_legal_actions(self) -> torch.Tensor:
+        """Uniformly random legal actions for every slot, on the engine's device."""
+        return self._slots(self.engine.sample_actions(self._gen).unsqueeze(-1)).squeeze(-1)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,163 @@
+"""Batched engine: equivalence with the reference ParallelEnv (differential), determinism, adapters."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+
+from quatro_env.batched import BatchedQuatroEngine, QuatroVectorEnv
+from tests.batched import differential
+
+PLAYERS = (4, 6, 8)
+CONFIGS = ("short", "odd", "default")
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_differential_ci(n):
+    """Small CI run: every config, identical observations/masks/rewards/terminations/scores."""
+    counts: Counter = Counter()
+    for i, name in enumerate(CONFIGS):
+        differential.run(n, name, num_envs=16, ticks=90, seed=11 * n + i, counts=counts)
+    print(f"\n{n} players, {counts['ticks']} table-ticks identical\n" + differential.summarize(counts))
+    assert counts["ticks"] == 3 * 16 * 90
+    for rule in ("exchange", "exchange_rejected", "floor_taken", "pulse", "reshuffle", "round_started"):
+        assert counts[rule] > 0, rule
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", PLAYERS)
+def test_differential_long(n):
+    """Long mode (``pytest -m slow tests/batched -s``): >= QUATRO_DIFF_TICKS table-ticks per player count."""
+    total = int(os.environ.get("QUATRO_DIFF_TICKS", "12000"))
+    counts: Counter = Counter()
+    envs, seeds = 16, 2
+    per_run = -(-total // (len(CONFIGS) * envs * seeds))
+    for i, name in enumerate(CONFIGS):
+        for seed in range(seeds):
+            differential.run(n, name, num_envs=envs, ticks=per_run, seed=1000 + 10 * i + seed, counts=counts)
+    print(f"\n{n} players, {counts['ticks']} table-ticks identical\n" + differential.summarize(counts))
+    assert counts["ticks"] >= total
+    expected = [
+        "exchange", "exchange_rejected", "floor_taken", "emoji_chosen", "pulse", "sign_fixed", "sign_drawn",
+        "ready", "start_requested", "quatro_held_back", "Q18/19 quatro right", "Q18/19 quatro wrong",
+        "Q18/19 contra right", "Q18/19 contra wrong", "blank_round", "Q20 proposal", "Q20 vote answer yes",
+        "Q20 vote answer no", "Q20 vote failed (deadline)", "Q20 vote failed (no)", "reshuffle",
+        "hands_replaced", "disconnected", "reconnected", "Q15 floor released (disconnected)",
+        "vote_cancelled", "Q24 match over", "Q11 next round: host start", "Q11 next round: pause ended",
+    ]  # fmt: skip
+    missing = [r for r in expected if counts[r] == 0]
+    assert not missing, missing
+
+
+def _trajectory(engine: BatchedQuatroEngine, steps: int, seed: int) -> list[np.ndarray]:
+    gen = torch.Generator(device=engine.device).manual_seed(seed)
+    out = []
+    for _ in range(steps):
+        res = engine.step(engine.sample_actions(gen))
+        out.append(res.observations[0].cpu().numpy().copy())
+    return out
+
+
+def test_table_trajectory_independent_of_batch():
+    """Q30: a table's draws depend on its seed only (counter-based RNG), not on the batch."""
+    a = BatchedQuatroEngine(1, seed=[123])
+    b = BatchedQuatroEngine(5, seed=[123, 1, 2, 3, 4])
+    ga, gb = torch.Generator().manual_seed(0), torch.Generator().manual_seed(0)
+    for _ in range(200):
+        act = b.sample_actions(gb)
+        a.step(act[:1])
+        b.step(act)
+        assert torch.equal(a.observations[0], b.observations[0])
+        assert torch.equal(a.masks[0], b.masks[0])
+    del ga
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_vectorised_resolution_matches_sequential(n):
+    """The seat-vectorised Q9 resolution equals resolving the order position by position."""
+    cfg = differential.configs(n)["short"]
+    fast = BatchedQuatroEngine(64, seed=n, **cfg)
+    slow = BatchedQuatroEngine(64, seed=n, sequential=True, **cfg)
+    sampler = differential.BiasedSampler(fast, np.random.default_rng(n))
+    for _ in range(150):
+        act = torch.as_tensor(sampler(fast.masks.numpy()))
+        a, b = fast.step(act), slow.step(act)
+        assert torch.equal(a.observations, b.observations)
+        assert torch.equal(a.masks, b.masks)
+        assert torch.equal(a.rewards, b.rewards)
+        assert torch.equal(fast.hands, slow.hands) and torch.equal(fast.scores, slow.scores)
+
+
+def test_state_memory_and_shapes():
+    for n in PLAYERS:
+        e = BatchedQuatroEngine(8, num_players=n, seed=0)
+        assert e.state_bytes_per_table <= 2048
+        res = e.step(torch.zeros(8, n, dtype=torch.long))
+        assert res.observations.shape == (8, n, e.obs_dim) and res.observations.dtype == torch.uint8
+        assert res.masks.shape == (8, n, e.num_actions)
+        assert e.state().shape == (8, n * e.obs_dim)
+
+
+def test_illegal_actions_raise_or_noop():
+    e = BatchedQuatroEngine(2, seed=0)
+    bad = torch.zeros(2, 4, dtype=torch.long)
+    bad[1, 2] = 1  # an exchange in the sign phase
+    with pytest.raises(ValueError, match="table 1 seat 2"):
+        e.step(bad)
+    e2 = BatchedQuatroEngine(2, seed=0, illegal_action="noop")
+    res = e2.step(bad)
+    assert bool(res.info["illegal"][1, 2])
+
+
+def test_sampler_is_legal():
+    e = BatchedQuatroEngine(64, num_players=6, seed=3, illegal_action="raise")
+    g = torch.Generator().manual_seed(1)
+    for _ in range(150):
+        e.step(e.sample_actions(g))  # raises on any illegal action
+
+
+def test_vector_env_slots_and_bots():
+    env = QuatroVectorEnv(num_tables=3, num_players=4, bot_seats=(1,), bot_policy="random", seed=5)
+    obs, info = env.reset(seed=5)
+    assert env.num_envs == 9 and obs.shape == (9, env.engine.obs_dim)
+    assert info["action_mask"].shape == (9, env.engine.num_actions)
+    for _ in range(100):
+        mask = info["action_mask"].float()
+        act = torch.multinomial(mask, 1).squeeze(1)
+        obs, rew, term, trunc, info = env.step(act)
+        assert rew.shape == (9,) and term.shape == (9,) and trunc.shape == (9,)
+    scripted = QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="honest", seed=2)
+    obs, info = scripted.reset(seed=2)
+    for _ in range(120):
+        obs, rew, term, trunc, info = scripted.step(
+            torch.multinomial(info["action_mask"].float(), 1).squeeze(1)
+        )
+    assert obs.shape == (4, scripted.engine.obs_dim)
+    np_env = QuatroVectorEnv(num_tables=2, num_players=6, numpy=True, keep_final=True, seed=1)
+    obs, info = np_env.reset()
+    assert isinstance(obs, np.ndarray) and obs.shape == (12, np_env.engine.obs_dim)
+    obs, rew, term, trunc, info = np_env.step(np_env.sample_legal_actions())
+    assert isinstance(rew, np.ndarray)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_matches_cpu_and_reference():
+    """The CUDA code paths: identical to the CPU engine (same seeds, same actions) and to the reference."""
+    cpu = BatchedQuatroEngine(256, num_players=6, seed=7, disconnect_prob=0.01)
+    gpu = BatchedQuatroEngine(256, num_players=6, seed=7, disconnect_prob=0.01, device="cuda")
+    g = torch.Generator().manual_seed(2)
+    for _ in range(300):
+        act = cpu.sample_actions(g)
+        cpu.step(act)
+        gpu.step(act.cuda())
+        assert torch.equal(cpu.observations, gpu.observations.cpu())
+        assert torch.equal(cpu.masks, gpu.masks.cpu())
+        assert torch.equal(cpu.rewards, gpu.rewards.cpu())
+    counts: Counter = Counter()
+    for n in PLAYERS:
+        differential.run(n, "short", num_envs=8, ticks=60, seed=n, device="cuda", counts=counts)
+    assert counts["ticks"] == 3 * 8 * 60
