@@ -1,0 +1,1 @@
+"""Baselines: PPO agents for Quatro (see docs/ppo.md)."""

@@ -1,0 +1,158 @@
+"""Training configuration: one validated object, loaded from YAML with ``key=value`` overrides.
+
+Every field is checked (pydantic, unknown keys refused), and the table's rules come from the
+``env`` section, validated as a :class:`~quatro_env.quatro.config.QuatroConfig`, so a typo in
+either place fails at start-up with the field's name rather than hours into a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+    model_validator,
+)
+
+from quatro_env.quatro.config import QuatroConfig
+
+
+class Stage(BaseModel):
+    """A curriculum stage: env overrides in force until ``until_agent_steps``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    until_agent_steps: PositiveInt
+    env: dict[str, Any] = Field(default_factory=dict)
+
+
+class TrainConfig(BaseModel):
+    """PPO on the batched engine (see ``docs/ppo.md`` for the meaning of every field)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_name: str = "ppo"
+    out_dir: str = "runs"
+    seed: int = 1
+    deterministic: bool = True
+    device: str = "cpu"
+    # environment
+    env: dict[str, Any] = Field(default_factory=dict, description="QuatroConfig fields")
+    curriculum: tuple[Stage, ...] = ()
+    num_envs: PositiveInt = 128
+    num_steps: PositiveInt = 64
+    total_agent_steps: PositiveInt = 1_000_000
+    # optimisation
+    learning_rate: PositiveFloat = 3e-4
+    anneal_lr: bool = True
+    gamma: float = Field(0.995, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    num_minibatches: PositiveInt = 4
+    update_epochs: PositiveInt = 4
+    clip_coef: PositiveFloat = 0.2
+    clip_vloss: bool = True
+    vf_coef: float = Field(0.5, ge=0)
+    ent_coef_start: float = Field(0.02, ge=0)
+    ent_coef_end: float = Field(0.002, ge=0)
+    max_grad_norm: PositiveFloat = 0.5
+    target_kl: PositiveFloat | None = None
+    # network
+    hidden_size: PositiveInt = 256
+    rnn_size: PositiveInt = 128
+    central_critic: bool = False
+    # self-play
+    pool_size: int = Field(5, ge=0, description="past snapshots kept as opponents")
+    snapshot_every: PositiveInt = 10
+    pool_prob: float = Field(0.5, ge=0, le=1, description="share of tables whose opponents are a snapshot")
+    # shaping (off in evaluation)
+    quartet_bonus: float = Field(0.0, ge=0, description="reward per tick while the seat holds a quartet")
+    # logging, evaluation and checkpoints
+    log_every: PositiveInt = 1
+    tensorboard: bool = True
+    progress_bar: bool = True
+    checkpoint_every: PositiveInt = 20
+    eval_every: int = Field(0, ge=0, description="updates between harness evaluations; 0 = never")
+    eval_matches: PositiveInt = 20
+    eval_bots: tuple[str, ...] = ("random", "honest")
+
+    @field_validator("env")
+    @classmethod
+    def _valid_env(cls, env: dict[str, Any]) -> dict[str, Any]:
+        try:
+            QuatroConfig(**env)
+        except ValueError as exc:
+            raise ValueError(f"env: {exc}") from None
+        return env
+
+    @model_validator(mode="after")
+    def _check(self) -> TrainConfig:
+        if self.num_envs % self.num_minibatches:
+            raise ValueError(
+                f"num_minibatches: {self.num_minibatches} must divide num_envs={self.num_envs} "
+                f"(a minibatch holds whole tables, for the recurrent unroll and the critic)"
+            )
+        steps = [s.until_agent_steps for s in self.curriculum]
+        if steps != sorted(steps):
+            raise ValueError("curriculum: stages must be sorted by until_agent_steps")
+        for stage in self.curriculum:
+            try:
+                QuatroConfig(**{**self.env, **stage.env})
+            except ValueError as exc:
+                raise ValueError(f"curriculum: {exc}") from None
+            if "num_players" in stage.env:
+                raise ValueError("curriculum: a stage cannot change num_players")
+        return self
+
+    def env_config(self, agent_steps: int = 0, evaluation: bool = False) -> QuatroConfig:
+        """The table's rules at this point of training (curriculum stages apply; never in evaluation)."""
+        overrides: dict[str, Any] = {}
+        if not evaluation:
+            for stage in self.curriculum:
+                if agent_steps < stage.until_agent_steps:
+                    overrides = stage.env
+                    break
+        return QuatroConfig(**{**self.env, **overrides})
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``["lr=1e-3", "env.num_players=6"]`` → nested dict; values are parsed as YAML scalars."""
+    result: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"override {item!r}: expected key=value")
+        key, raw = item.split("=", 1)
+        node = result
+        *parents, leaf = key.strip().split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = yaml.safe_load(raw)
+    return result
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        merged[key] = (
+            _merge(merged[key], value)
+            if isinstance(value, dict) and isinstance(merged.get(key), dict)
+            else value
+        )
+    return merged
+
+
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Read a YAML config (or the defaults when ``path`` is None) and apply ``key=value`` overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        text = Path(path).read_text()
+        data = yaml.safe_load(text) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a config is a mapping of fields, got {type(data).__name__}")
+    return TrainConfig(**_merge(data, parse_overrides(overrides)))

@@ -1,0 +1,449 @@
+"""PPO for Quatro: a recurrent, masked, seat-shared policy trained by self-play on the batched engine.
+
+CleanRL spirit: the whole algorithm is in this file, top to bottom — rollout, GAE, clipped
+objective with value clipping, entropy schedule, gradient clipping — with the network in
+``networks.py`` and the config in ``config.py``. Self-play: a share of the tables (``pool_prob``)
+puts a frozen past snapshot on every team but one learner team, so that signals must survive
+opponents that are not the learner itself; the other tables are pure self-play (every seat learns).
+
+    quatro-train --config configs/ppo_4p.yaml                # train
+    quatro-train --config configs/smoke.yaml num_envs=16     # key=value overrides
+    quatro-train --resume runs/ppo_4p/latest.pt              # identical continuation
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from baselines.config import TrainConfig, load_config
+from baselines.networks import RecurrentActorCritic
+from quatro_env.batched import BatchedQuatroEngine
+
+
+class PPOTrainer:
+    """Holds everything a run needs, so that a checkpoint can restore it exactly."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        self.cfg = cfg
+        torch.manual_seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        if cfg.deterministic:
+            torch.use_deterministic_algorithms(True)
+        self.device = torch.device(cfg.device)
+        self.agent_steps, self.update, self.wall_seconds = 0, 0, 0.0
+        self.env_cfg = cfg.env_config(0)
+        self.engine = BatchedQuatroEngine(
+            cfg.num_envs, config=self.env_cfg, device=self.device, seed=cfg.seed
+        )
+        self.n = self.engine.n
+        self.slots = cfg.num_envs * self.n
+        state_dim = self.n * self.engine.obs_dim if cfg.central_critic else None
+        self.model = RecurrentActorCritic(
+            self.engine.obs_dim, self.engine.num_actions, cfg.hidden_size, cfg.rnn_size, state_dim
+        ).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.opponent = copy.deepcopy(self.model).requires_grad_(False)
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.num_updates = max(1, cfg.total_agent_steps // (cfg.num_steps * self.slots))
+        result = self.engine.reset(cfg.seed)
+        self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
+        self.next_done = torch.zeros(self.slots, dtype=torch.bool, device=self.device)
+        self.h = self.model.initial_state(self.slots, self.device)
+        self.h_opp = self.model.initial_state(self.slots, self.device)
+        self.vs_pool = torch.zeros(cfg.num_envs, dtype=torch.bool, device=self.device)
+        self.learner_team = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
+        self.running_return = torch.zeros(self.slots, device=self.device)
+        self.finished_returns: list[float] = []
+        self.run_dir = Path(cfg.out_dir) / cfg.run_name
+        self.history: list[dict[str, float]] = []
+
+    # ------------------------------------------------------------------ self-play bookkeeping
+    def _assign_opponents(self, tables: torch.Tensor) -> None:
+        """Tables that (re)start draw whether a pool snapshot plays their opponents, and the learner team."""
+        if not self.pool or self.cfg.pool_prob == 0:
+            self.vs_pool[tables] = False
+            return
+        k = int(tables.numel())
+        self.vs_pool[tables] = torch.rand(k, device=self.device) < self.cfg.pool_prob
+        self.learner_team[tables] = torch.randint(self.n // 2, (k,), device=self.device)
+
+    def _learn_slots(self) -> torch.Tensor:
+        team_of = torch.arange(self.n, device=self.device) % (self.n // 2)
+        mine = team_of.unsqueeze(0) == self.learner_team.unsqueeze(1)
+        return (~self.vs_pool.unsqueeze(1) | mine).reshape(-1)
+
+    # ------------------------------------------------------------------ rollout
+    def rollout(self) -> dict[str, torch.Tensor]:
+        cfg, n, T, N = self.cfg, self.n, self.cfg.num_steps, self.slots
+        dev = self.device
+        buf = {
+            "obs": torch.zeros(T, N, self.engine.obs_dim, dtype=torch.uint8, device=dev),
+            "mask": torch.zeros(T, N, self.engine.num_actions, dtype=torch.int8, device=dev),
+            "done": torch.zeros(T, N, dtype=torch.bool, device=dev),
+            "learn": torch.zeros(T, N, dtype=torch.bool, device=dev),
+            "action": torch.zeros(T, N, dtype=torch.long, device=dev),
+            "logp": torch.zeros(T, N, device=dev),
+            "value": torch.zeros(T, N, device=dev),
+            "reward": torch.zeros(T, N, device=dev),
+        }
+        buf["h0"] = self.h.clone()
+        if self.pool:
+            self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
+        for t in range(T):
+            obs = self.next_obs.reshape(N, -1)
+            mask = self.next_mask.reshape(N, -1)
+            state = self._state(self.next_obs)
+            learn = self._learn_slots()
+            action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
+            if bool(self.vs_pool.any()):
+                opp_action, _, _, self.h_opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
+                action = torch.where(learn, action, opp_action)
+            buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
+            buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
+
+            result = self.engine.step(action.reshape(cfg.num_envs, n))
+            reward = result.rewards.reshape(N).float()
+            if cfg.quartet_bonus:
+                reward = reward + cfg.quartet_bonus * self._quartet_holders()
+            done_tables = result.terminations | result.truncations
+            buf["reward"][t] = reward
+            self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
+            self.next_done = done_tables.repeat_interleave(n)
+            self._track_returns(reward, learn)
+            if bool(done_tables.any()):
+                self._assign_opponents(done_tables.nonzero().squeeze(1))
+        self.agent_steps += T * N
+        with torch.no_grad():
+            memory, _ = self.model.unroll(
+                self.next_obs.reshape(1, N, -1), self.next_done.unsqueeze(0), self.h
+            )
+            _, next_value = self.model.heads(
+                memory[0], self.next_mask.reshape(N, -1), self._state(self.next_obs)
+            )
+        buf["adv"], buf["ret"] = self._gae(buf, next_value)
+        return buf
+
+    def _state(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """Centralised critic input: the whole table's observations, for every seat of the table."""
+        if not self.cfg.central_critic:
+            return None
+        flat = obs.reshape(obs.shape[0], -1)
+        return flat.repeat_interleave(self.n, dim=0)
+
+    def _quartet_holders(self) -> torch.Tensor:
+        hands = self.engine.hands.long() // 4
+        playing = (self.engine.phase == 1).unsqueeze(1)
+        return ((hands == hands[..., :1]).all(-1) & playing).reshape(-1).float()
+
+    def _track_returns(self, reward: torch.Tensor, learn: torch.Tensor) -> None:
+        self.running_return += reward
+        ended = self.next_done & learn
+        if bool(ended.any()):
+            self.finished_returns += self.running_return[ended].tolist()
+        self.running_return[self.next_done] = 0
+
+    def _gae(
+        self, buf: dict[str, torch.Tensor], next_value: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        cfg, T = self.cfg, self.cfg.num_steps
+        adv = torch.zeros_like(buf["reward"])
+        last = torch.zeros_like(next_value)
+        for t in reversed(range(T)):
+            if t == T - 1:
+                nonterminal, next_v = 1.0 - self.next_done.float(), next_value
+            else:
+                nonterminal, next_v = 1.0 - buf["done"][t + 1].float(), buf["value"][t + 1]
+            delta = buf["reward"][t] + cfg.gamma * next_v * nonterminal - buf["value"][t]
+            last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+            adv[t] = last
+        return adv, adv + buf["value"]
+
+    # ------------------------------------------------------------------ optimisation
+    def optimise(self, buf: dict[str, torch.Tensor]) -> dict[str, float]:
+        cfg, n, T = self.cfg, self.n, self.cfg.num_steps
+        frac = self.update / self.num_updates
+        if cfg.anneal_lr:
+            self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - frac)
+        ent_coef = cfg.ent_coef_start + frac * (cfg.ent_coef_end - cfg.ent_coef_start)
+        tables_per_mb = cfg.num_envs // cfg.num_minibatches
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")
+        }
+        for _ in range(cfg.update_epochs):
+            order = torch.randperm(cfg.num_envs, device=self.device)
+            for start in range(0, cfg.num_envs, tables_per_mb):
+                tables = order[start : start + tables_per_mb]
+                slots = (tables.unsqueeze(1) * n + torch.arange(n, device=self.device)).reshape(-1)
+                mb = {k: v[:, slots] for k, v in buf.items() if k != "h0"}
+                w = mb["learn"].float()
+                if w.sum() == 0:
+                    continue
+                memory, _ = self.model.unroll(mb["obs"], mb["done"], buf["h0"][:, slots])
+                state = None
+                if cfg.central_critic:
+                    state = mb["obs"].reshape(T, len(tables), -1).repeat_interleave(n, dim=1)
+                dist, value = self.model.heads(memory, mb["mask"], state)
+                logp = dist.log_prob(mb["action"])
+                ratio = (logp - mb["logp"]).exp()
+                adv = mb["adv"]
+                mean = (adv * w).sum() / w.sum()
+                std = (((adv - mean) ** 2 * w).sum() / w.sum()).sqrt()
+                adv = (adv - mean) / (std + 1e-8)
+                pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
+                pg_loss = (pg * w).sum() / w.sum()
+                if cfg.clip_vloss:
+                    v_clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                    v_err = torch.max((value - mb["ret"]) ** 2, (v_clipped - mb["ret"]) ** 2)
+                else:
+                    v_err = (value - mb["ret"]) ** 2
+                v_loss = 0.5 * (v_err * w).sum() / w.sum()
+                entropy = (dist.entropy() * w).sum() / w.sum()
+                loss = pg_loss + cfg.vf_coef * v_loss - ent_coef * entropy
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    log_ratio = logp - mb["logp"]
+                    kl = (((ratio - 1) - log_ratio) * w).sum() / w.sum()
+                    clipfrac = (((ratio - 1).abs() > cfg.clip_coef).float() * w).sum() / w.sum()
+                for key, value_ in (
+                    ("pg_loss", pg_loss),
+                    ("v_loss", v_loss),
+                    ("entropy", entropy),
+                    ("approx_kl", kl),
+                    ("clipfrac", clipfrac),
+                ):
+                    stats[key].append(float(value_.detach()))
+            if cfg.target_kl is not None and stats["approx_kl"] and stats["approx_kl"][-1] > cfg.target_kl:
+                break
+        out = {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
+        out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
+        return out
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        engine_state = {k: v.clone() for k, v in vars(self.engine).items() if isinstance(v, torch.Tensor)}
+        return {
+            "config": self.cfg.model_dump(mode="json"),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "opponent": self.opponent.state_dict(),
+            "pool": self.pool,
+            "engine": engine_state,
+            "next_obs": self.next_obs,
+            "next_mask": self.next_mask,
+            "next_done": self.next_done,
+            "h": self.h,
+            "h_opp": self.h_opp,
+            "vs_pool": self.vs_pool,
+            "learner_team": self.learner_team,
+            "running_return": self.running_return,
+            "agent_steps": self.agent_steps,
+            "update": self.update,
+            "wall_seconds": self.wall_seconds,
+            "torch_rng": torch.get_rng_state(),
+            "numpy_rng": np.random.get_state(),
+            "history": self.history,
+            "finished_returns": self.finished_returns,
+            "env_config": self.env_cfg.model_dump(mode="json"),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        from quatro_env.quatro.config import QuatroConfig
+
+        self.env_cfg = QuatroConfig(**state["env_config"])
+        if self.env_cfg != self.engine.config:
+            self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.device)
+        for name, tensor in state["engine"].items():  # copy in place: keeps any aliasing between buffers
+            current = getattr(self.engine, name, None)
+            if isinstance(current, torch.Tensor) and current.shape == tensor.shape:
+                current.copy_(tensor)
+            else:
+                setattr(self.engine, name, tensor.clone())
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.opponent.load_state_dict(state["opponent"])
+        self.pool = state["pool"]
+        for name in (
+            "next_obs",
+            "next_mask",
+            "next_done",
+            "h",
+            "h_opp",
+            "vs_pool",
+            "learner_team",
+            "running_return",
+        ):
+            getattr(self, name).copy_(state[name])
+        self.agent_steps, self.update = state["agent_steps"], state["update"]
+        self.wall_seconds, self.history = state["wall_seconds"], state["history"]
+        self.finished_returns = state["finished_returns"]
+        torch.set_rng_state(state["torch_rng"])
+        np.random.set_state(state["numpy_rng"])
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        torch.save(self.state_dict(), tmp)
+        tmp.replace(path)
+
+    def export_policy(self, path: Path, command: str) -> None:
+        """A small file with the policy alone and how it was made (what ships in the package)."""
+        torch.save(
+            {
+                "model": self.model.state_dict(),
+                "obs_dim": self.engine.obs_dim,
+                "num_actions": self.engine.num_actions,
+                "hidden_size": self.cfg.hidden_size,
+                "rnn_size": self.cfg.rnn_size,
+                "num_players": self.n,
+                "config": self.cfg.model_dump(mode="json"),
+                "agent_steps": self.agent_steps,
+                "updates": self.update,
+                "wall_seconds": self.wall_seconds,
+                "command": command,
+                "seed": self.cfg.seed,
+            },
+            path,
+        )
+
+    # ------------------------------------------------------------------ the loop
+    def _maybe_switch_stage(self) -> None:
+        wanted = self.cfg.env_config(self.agent_steps)
+        if wanted != self.env_cfg:  # a curriculum stage ended: new tables with the next stage's rules
+            self.env_cfg = wanted
+            self.engine = BatchedQuatroEngine(
+                self.cfg.num_envs, config=wanted, device=self.device, seed=self.cfg.seed + self.update
+            )
+            result = self.engine.reset(self.cfg.seed + self.update)
+            self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
+            self.next_done.fill_(True)
+
+    def train(self, updates: int | None = None, command: str = "") -> list[dict[str, float]]:
+        """Run ``updates`` PPO updates (default: to the configured total); Ctrl-C saves and stops."""
+        cfg = self.cfg
+        last = self.num_updates if updates is None else min(self.num_updates, self.update + updates)
+        writer = self._writer()
+        bar = None
+        if cfg.progress_bar:
+            from tqdm import tqdm
+
+            bar = tqdm(
+                total=self.num_updates * cfg.num_steps * self.slots,
+                initial=self.agent_steps,
+                unit="step",
+                unit_scale=True,
+                dynamic_ncols=True,
+            )
+        try:
+            while self.update < last:
+                self._maybe_switch_stage()
+                start = time.perf_counter()
+                buf = self.rollout()
+                stats = self.optimise(buf)
+                self.update += 1
+                elapsed = time.perf_counter() - start
+                self.wall_seconds += elapsed
+                if cfg.pool_size and self.update % cfg.snapshot_every == 0:
+                    self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
+                    self.pool = self.pool[-cfg.pool_size :]
+                recent = self.finished_returns[-200:]
+                row = {
+                    "update": self.update,
+                    "agent_steps": self.agent_steps,
+                    "steps_per_s": cfg.num_steps * self.slots / elapsed,
+                    "episode_return": float(np.mean(recent)) if recent else float("nan"),
+                    "episodes": len(self.finished_returns),
+                    **stats,
+                }
+                self.history.append(row)
+                self._log(row, writer)
+                if bar is not None:
+                    bar.update(cfg.num_steps * self.slots)
+                    bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ret=f"{row['episode_return']:.2f}")
+                if self.update % cfg.checkpoint_every == 0:
+                    self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt")
+                    self.save(self.run_dir / "latest.pt")
+        except KeyboardInterrupt:
+            print(
+                f"\ninterrupted at update {self.update}: writing {self.run_dir / 'latest.pt'}",
+                file=sys.stderr,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+            if writer is not None:
+                writer.close()
+        self.save(self.run_dir / "latest.pt")
+        self.export_policy(self.run_dir / "policy.pt", command)
+        return self.history
+
+    def _writer(self):
+        if not self.cfg.tensorboard:
+            return None
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError as exc:
+            raise RuntimeError(
+                "tensorboard: logging needs the 'tensorboard' package "
+                "(pip install -e '.[train]') or set tensorboard=false"
+            ) from exc
+        return SummaryWriter(str(self.run_dir))
+
+    def _log(self, row: dict[str, float], writer) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        path = self.run_dir / "progress.csv"
+        new = not path.exists() or row["update"] == 1
+        with path.open("w" if new else "a", newline="") as f:
+            out = csv.DictWriter(f, fieldnames=list(row))
+            if new:
+                out.writeheader()
+            out.writerow(row)
+        if writer is not None:
+            for key, value in row.items():
+                if key != "update":
+                    writer.add_scalar(f"train/{key}", value, row["agent_steps"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Train PPO agents for Quatro on the batched engine.")
+    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument("--resume", help="a checkpoint (latest.pt) to continue exactly from")
+    parser.add_argument("--updates", type=int, help="stop after this many more updates")
+    parser.add_argument(
+        "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
+    )
+    args = parser.parse_args(argv)
+    command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.resume:
+        state = torch.load(args.resume, weights_only=False)
+        cfg = TrainConfig(**state["config"])
+        trainer = PPOTrainer(cfg)
+        trainer.load_state_dict(state)
+    else:
+        cfg = load_config(args.config, args.overrides)
+        trainer = PPOTrainer(cfg)
+    trainer.run_dir.mkdir(parents=True, exist_ok=True)
+    (trainer.run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
+    history = trainer.train(args.updates, command)
+    if history:
+        last = history[-1]
+        print(
+            f"done: {last['agent_steps']:,} agent-steps in {trainer.wall_seconds:.0f} s "
+            f"({last['steps_per_s']:.0f} steps/s last update); outputs in {trainer.run_dir}"
+        )
+
+
+if __name__ == "__main__":
+    main()
