@@ -83,10 +83,18 @@ def targets() -> list[tuple[str, str, Callable, Callable]]:
 
     found = []
     for n in (4, 6, 8):
-        found.append((f"quatro_v0 parallel ({n}p)", "quatro", run_parallel,
-                      lambda n=n: quatro_v0.parallel_env(num_players=n)))
-    for module, kwargs, label in (("quatro_env.kwartet_v0", {"num_players": 4}, "kwartet_v0 AEC (4p)"),
-                                  ("quatro_env.cuatrola_v0", {}, "cuatrola_v0 AEC (4p)")):
+        found.append(
+            (
+                f"quatro_v0 parallel ({n}p)",
+                "quatro",
+                run_parallel,
+                lambda n=n: quatro_v0.parallel_env(num_players=n),
+            )
+        )
+    for module, kwargs, label in (
+        ("quatro_env.kwartet_v0", {"num_players": 4}, "kwartet_v0 AEC (4p)"),
+        ("quatro_env.cuatrola_v0", {}, "cuatrola_v0 AEC (4p)"),
+    ):
         try:
             mod = importlib.import_module(module)
             found.append((label, "companions", run_aec, lambda mod=mod, kw=kwargs: mod.env(**kw)))
@@ -109,16 +117,22 @@ def machine() -> str:
             cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return (f"{cpu}; {os.cpu_count()} CPUs; Python {platform.python_version()}; numpy {np.__version__}; "
-            f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    return (
+        f"{cpu}; {os.cpu_count()} CPUs; Python {platform.python_version()}; numpy {np.__version__}; "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
+    )
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="duration of one measurement")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per environment (median kept)")
-    parser.add_argument("--only", choices=["quatro", "companions", "peer"], action="append",
-                        help="restrict to these groups (repeatable)")
+    parser.add_argument(
+        "--only",
+        choices=["quatro", "companions", "peer"],
+        action="append",
+        help="restrict to these groups (repeatable)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
 
@@ -127,22 +141,30 @@ def main(argv: list[str] | None = None) -> dict:
         if args.only and group not in args.only and not (group == "peer" and "quatro" in args.only):
             continue
         rates = [runner(factory, args.seconds) for _ in range(args.repeats)]
-        rows.append({"env": name, "group": group, "agent_steps_per_s": statistics.median(rates),
-                     "runs": rates})
+        rows.append(
+            {"env": name, "group": group, "agent_steps_per_s": statistics.median(rates), "runs": rates}
+        )
     sampler = sampler_only(75, min(args.seconds, 1.0))
     fastest_peer = max((r["agent_steps_per_s"] for r in rows if r["group"] == "peer"), default=None)
 
     print(f"machine: {machine()}")
     print(f"command: {' '.join([os.path.basename(sys.argv[0])] + sys.argv[1:])}")
-    print(f"random legal policy alone: {sampler:,.0f} samples/s "
-          f"({1e6 / sampler:.1f} µs per agent-step, included in every row)\n")
+    print(
+        f"random legal policy alone: {sampler:,.0f} samples/s "
+        f"({1e6 / sampler:.1f} µs per agent-step, included in every row)\n"
+    )
     print("| environment | agent-steps/s (median) | × fastest peer |")
     print("|---|---:|---:|")
     for r in rows:
         ratio = f"{r['agent_steps_per_s'] / fastest_peer:.2f}" if fastest_peer else "n/a"
         print(f"| {r['env']} | {r['agent_steps_per_s']:,.0f} | {ratio} |")
-    result = {"machine": machine(), "argv": sys.argv[1:], "sampler_per_s": sampler, "rows": rows,
-              "fastest_peer": fastest_peer}
+    result = {
+        "machine": machine(),
+        "argv": sys.argv[1:],
+        "sampler_per_s": sampler,
+        "rows": rows,
+        "fastest_peer": fastest_peer,
+    }
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)
