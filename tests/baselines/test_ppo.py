@@ -95,3 +95,28 @@ def test_overrides_are_nested_and_typed():
     }
     with pytest.raises(ValueError, match="key=value"):
         parse_overrides(["nonsense"])
+
+
+@pytest.mark.parametrize("name", ["smoke", "ppo_4p", "ppo_6p", "ppo_8p"])
+def test_shipped_configs_validate(name):
+    cfg = load_config(f"configs/{name}.yaml")
+    assert cfg.env_config().num_players == {"smoke": 4, "ppo_4p": 4, "ppo_6p": 6, "ppo_8p": 8}[name]
+
+
+def test_curriculum_stages_apply_in_training_only():
+    cfg = TrainConfig(
+        env={"num_players": 4},
+        num_envs=8,
+        num_minibatches=2,
+        curriculum=[{"until_agent_steps": 1000, "env": {"round_seconds": 20}}],
+    )
+    assert cfg.env_config(0).round_seconds == 20
+    assert cfg.env_config(1000).round_seconds == 180
+    assert cfg.env_config(0, evaluation=True).round_seconds == 180
+    with pytest.raises(ValueError, match="num_players"):
+        TrainConfig(
+            env={"num_players": 4},
+            num_envs=8,
+            num_minibatches=2,
+            curriculum=[{"until_agent_steps": 10, "env": {"num_players": 6}}],
+        )
