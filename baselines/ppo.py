@@ -64,6 +64,7 @@ class PPOTrainer:
         self.learner_team = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
         self.running_return = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
+        self.pool_returns: list[float] = []
         self.run_dir = Path(cfg.out_dir) / cfg.run_name
         self.history: list[dict[str, float]] = []
 
@@ -112,14 +113,15 @@ class PPOTrainer:
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
 
             result = self.engine.step(action.reshape(cfg.num_envs, n))
-            reward = result.rewards.reshape(N).float()
+            game_reward = result.rewards.reshape(N).float()
+            reward = game_reward
             if cfg.quartet_bonus:
-                reward = reward + cfg.quartet_bonus * self._quartet_holders()
+                reward = game_reward + cfg.quartet_bonus * self._quartet_holders()
             done_tables = result.terminations | result.truncations
             buf["reward"][t] = reward
             self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
             self.next_done = done_tables.repeat_interleave(n)
-            self._track_returns(reward, learn)
+            self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
                 self._assign_opponents(done_tables.nonzero().squeeze(1))
         self.agent_steps += T * N
@@ -146,10 +148,14 @@ class PPOTrainer:
         return ((hands == hands[..., :1]).all(-1) & playing).reshape(-1).float()
 
     def _track_returns(self, reward: torch.Tensor, learn: torch.Tensor) -> None:
+        """Game returns (no shaping) of learner seats; those against a pool snapshot kept apart,
+        since in pure self-play a zero-sum return averages to 0 by construction."""
         self.running_return += reward
         ended = self.next_done & learn
         if bool(ended.any()):
             self.finished_returns += self.running_return[ended].tolist()
+            vs_pool = self.vs_pool.repeat_interleave(self.n) & ended
+            self.pool_returns += self.running_return[vs_pool].tolist()
         self.running_return[self.next_done] = 0
 
     def _gae(
@@ -256,6 +262,7 @@ class PPOTrainer:
             "numpy_rng": np.random.get_state(),
             "history": self.history,
             "finished_returns": self.finished_returns,
+            "pool_returns": self.pool_returns,
             "env_config": self.env_cfg.model_dump(mode="json"),
         }
 
@@ -289,6 +296,7 @@ class PPOTrainer:
         self.agent_steps, self.update = state["agent_steps"], state["update"]
         self.wall_seconds, self.history = state["wall_seconds"], state["history"]
         self.finished_returns = state["finished_returns"]
+        self.pool_returns = state["pool_returns"]
         torch.set_rng_state(state["torch_rng"])
         np.random.set_state(state["numpy_rng"])
 
@@ -358,12 +366,13 @@ class PPOTrainer:
                 if cfg.pool_size and self.update % cfg.snapshot_every == 0:
                     self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
                     self.pool = self.pool[-cfg.pool_size :]
-                recent = self.finished_returns[-200:]
+                recent, recent_pool = self.finished_returns[-200:], self.pool_returns[-200:]
                 row = {
                     "update": self.update,
                     "agent_steps": self.agent_steps,
                     "steps_per_s": cfg.num_steps * self.slots / elapsed,
                     "episode_return": float(np.mean(recent)) if recent else float("nan"),
+                    "return_vs_pool": float(np.mean(recent_pool)) if recent_pool else float("nan"),
                     "episodes": len(self.finished_returns),
                     **stats,
                 }
