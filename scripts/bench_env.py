@@ -50,7 +50,7 @@ def run_aec(make_env: Callable, seconds: float) -> float:
     env.reset(seed=0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)

@@ -1,0 +1,86 @@
+"""Trained PPO policies as seat actors: ``reset(seed)`` and ``act(observation, mask) -> int``.
+
+A shipped checkpoint is loaded by name (``"ppo_4p"``) from ``baselines/checkpoints/``; any
+``policy.pt`` written by ``quatro-train`` loads by path. The actor keeps its own GRU memory,
+cleared by ``reset`` (the harness resets every seat before a match), and samples from the
+masked policy with its own seeded generator (``greedy=True`` takes the most likely action).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from baselines.networks import RecurrentActorCritic
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+
+def shipped_checkpoints() -> dict[str, Path]:
+    """Name → file of every checkpoint that ships with the package."""
+    return {p.stem: p for p in sorted(CHECKPOINT_DIR.glob("*.pt"))}
+
+
+def resolve_checkpoint(name_or_path: str | Path) -> Path:
+    shipped = shipped_checkpoints()
+    if str(name_or_path) in shipped:
+        return shipped[str(name_or_path)]
+    path = Path(name_or_path)
+    if not path.exists():
+        raise ValueError(
+            f"checkpoint {name_or_path!r}: not a file and not a shipped name ({sorted(shipped)})"
+        )
+    return path
+
+
+def is_ppo_checkpoint(path: str | Path) -> bool:
+    """A ``policy.pt`` written by ``quatro-train`` (a dict payload, not a pickled module)."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception:  # noqa: BLE001 - not a torch file at all
+        return False
+    return isinstance(payload, dict) and {"model", "rnn_size", "obs_dim"} <= set(payload)
+
+
+def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str, Any]]:
+    payload = torch.load(resolve_checkpoint(name_or_path), map_location="cpu", weights_only=False)
+    model = RecurrentActorCritic(
+        payload["obs_dim"], payload["num_actions"], payload["hidden_size"], payload["rnn_size"]
+    )
+    model.load_state_dict(
+        {k: v for k, v in payload["model"].items() if not k.startswith("state_encoder")}, strict=False
+    )
+    model.eval()
+    return model, payload
+
+
+class PPOPolicy:
+    """One seat played by a trained recurrent policy."""
+
+    def __init__(
+        self, num_players: int, seed: int | None = None, path: str | Path = "ppo_4p", greedy: bool = False
+    ) -> None:
+        self.model, self.meta = load_model(path)
+        if self.meta["num_players"] != num_players:
+            raise ValueError(
+                f"checkpoint {path!r} was trained for {self.meta['num_players']} players, not {num_players}"
+            )
+        self.greedy = greedy
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.generator = torch.Generator().manual_seed(int(seed) if seed is not None else 0)
+        self.h = self.model.initial_state(1)
+
+    @torch.no_grad()
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        obs = torch.as_tensor(np.asarray(observation, dtype=np.uint8)).unsqueeze(0)
+        legal = torch.as_tensor(np.asarray(mask, dtype=np.int8)).unsqueeze(0)
+        memory, self.h = self.model.unroll(obs.unsqueeze(0), torch.zeros(1, 1, dtype=torch.bool), self.h)
+        dist, _ = self.model.heads(memory[0], legal)
+        if self.greedy:
+            return int(dist.probs.argmax(-1))
+        return int(torch.multinomial(dist.probs, 1, generator=self.generator))

@@ -1,0 +1,123 @@
+"""``quatro-eval``: play policies against each other and report (markdown, JSON, PNG plots).
+
+Examples::
+
+    quatro-eval honest decoy --matches 200 --points-to-win 3 --round-seconds 60 --out results/
+    quatro-eval random collector honest decoy --cross-play --matches 100 --out results/ladder
+    quatro-eval counter:threshold=0.6 checkpoint:runs/best.pt --matches 500
+
+A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``)
+or a TorchScript checkpoint (``checkpoint:PATH`` or ``PATH.pt``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from quatro_env.eval.harness import cross_play, evaluate
+from quatro_env.eval.report import to_markdown, write_json
+from quatro_env.quatro.bots import BOT_POLICIES
+
+
+def _value(text: str) -> Any:
+    from quatro_env.eval.policies import _parse_value
+
+    return _parse_value(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="quatro-eval",
+        description="Evaluate Quatro policies: win rates with Wilson CIs, call precision, "
+        "communication metrics, secrecy probes, cross-play (see docs/evaluation.md).",
+    )
+    p.add_argument("policies", nargs="*", help="one policy per team (or any number with --cross-play)")
+    p.add_argument("--list", action="store_true", help="list the built-in bots and exit")
+    p.add_argument("--cross-play", action="store_true", help="play every pair of the given policies")
+    p.add_argument(
+        "--self-play", action="store_true", help="with --cross-play: also each policy against itself"
+    )
+    p.add_argument("--matches", type=int, default=100, help="matches (per pair with --cross-play)")
+    p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
+    p.add_argument("--points-to-win", type=int, default=None, help="default: the rules' 5 (Q24)")
+    p.add_argument("--round-seconds", type=float, default=None, help="default: the rules' 180 (Q10)")
+    p.add_argument("--tick-seconds", type=float, default=None, help="default: 0.5 (Q6)")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="FIELD=VALUE", help="any other QuatroConfig field"
+    )
+    p.add_argument("--max-rounds", type=int, default=20, help="a match stops after this many rounds (a draw)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2, help="parallel tables (processes), at most 2")
+    p.add_argument("--probe-matches", type=int, default=200, help="matches per line-up feeding the probes")
+    p.add_argument("--out", type=Path, default=None, help="directory for report.json, report.md and PNGs")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list:
+        for name, cls in BOT_POLICIES.items():
+            doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+            print(f"{name:14} {doc}")
+        return 0
+    config: dict[str, Any] = {"num_players": args.players}
+    for field, value in (
+        ("points_to_win", args.points_to_win),
+        ("round_seconds", args.round_seconds),
+        ("tick_seconds", args.tick_seconds),
+    ):
+        if value is not None:
+            config[field] = value
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq:
+            print(f"quatro-eval: --set {item!r}: expected FIELD=VALUE", file=sys.stderr)
+            return 2
+        config[key.strip().replace("-", "_")] = _value(value)
+    common = dict(
+        matches=args.matches,
+        config=config,
+        seed=args.seed,
+        max_rounds=args.max_rounds,
+        probe_matches=args.probe_matches,
+        workers=args.workers,
+        progress=not args.no_progress,
+    )
+    try:
+        if args.cross_play:
+            report = cross_play(args.policies, self_play=args.self_play, **common)
+        else:
+            teams = args.players // 2
+            if len(args.policies) != teams:
+                print(
+                    f"quatro-eval: {args.players} players need {teams} policies (one per team), "
+                    f"got {len(args.policies)}; use --cross-play for a tournament",
+                    file=sys.stderr,
+                )
+                return 2
+            report = evaluate(args.policies, **common)
+    except ValueError as err:
+        print(f"quatro-eval: {err}", file=sys.stderr)
+        return 2
+    text = to_markdown(report)
+    print(text)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_json(report, args.out / "report.json")
+        (args.out / "report.md").write_text(text)
+        if not args.no_plots:
+            from quatro_env.eval.plots import write_plots
+
+            write_plots(report, args.out)
+        print(f"wrote {args.out}/report.json, report.md" + ("" if args.no_plots else " and PNG plots"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""The evaluation API: :func:`evaluate` (one line-up) and :func:`cross_play` (every pair).
+
+Both return a plain-JSON report (schema ``quatro-eval/1``, documented in ``docs/evaluation.md``)
+that :mod:`quatro_env.eval.report` renders as markdown / writes as JSON and
+:mod:`quatro_env.eval.plots` draws.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from quatro_env.eval.metrics import probe_rows, secrecy, summarize_lineup, team_metrics
+from quatro_env.eval.policies import PolicySpec, as_policy
+from quatro_env.eval.runner import run_lineups
+from quatro_env.quatro.config import QuatroConfig
+
+SCHEMA = "quatro-eval/1"
+
+
+def make_config(config: QuatroConfig | Mapping[str, Any] | None = None, **overrides: Any) -> QuatroConfig:
+    """A table config for the harness: every seat is played by a harness policy (no env bot seats)."""
+    base = config.model_dump() if isinstance(config, QuatroConfig) else dict(config or {})
+    base.update(overrides)
+    if base.get("bot_seats"):
+        raise ValueError("bot_seats: the harness plays every seat itself; leave bot_seats empty")
+    return QuatroConfig(**base)
+
+
+def _config_dict(config: QuatroConfig, **run: Any) -> dict[str, Any]:
+    d = config.model_dump(mode="json")
+    keep = (
+        "num_players",
+        "tick_seconds",
+        "round_seconds",
+        "points_to_win",
+        "pulse_seconds",
+        "exchange_cooldown_seconds",
+        "floor_cooldown_seconds",
+        "own_quartet_guard",
+        "reveal_signs",
+        "disconnect_prob",
+    )
+    out = {k: d[k] for k in keep}
+    out.update(run)
+    return out
+
+
+def _labels(specs: Sequence[PolicySpec]) -> list[str]:
+    return [s.label for s in specs]
+
+
+def evaluate(
+    policies: Sequence[Any],
+    *,
+    matches: int = 100,
+    config: QuatroConfig | Mapping[str, Any] | None = None,
+    seed: int = 0,
+    max_rounds: int = 20,
+    probe_matches: int = 200,
+    workers: int = 2,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play ``matches`` matches of one line-up: ``policies[k]`` plays one team (``num_players / 2``
+    policies; any mix of bot names, checkpoints, callables — see :func:`as_policy`). Seats rotate
+    between matches. The first ``probe_matches`` matches feed the secrecy probe."""
+    cfg = make_config(config)
+    specs = [as_policy(p) for p in policies]
+    t0 = time.perf_counter()
+    (records,) = run_lineups(
+        cfg,
+        [specs],
+        matches,
+        seed=seed,
+        max_rounds=max_rounds,
+        probe_matches=probe_matches,
+        workers=workers,
+        progress=progress,
+        desc=" vs ".join(_labels(specs)),
+    )
+    lineup = summarize_lineup(records, _labels(specs), cfg.tick_seconds)
+    for k, team in enumerate(lineup["teams"]):
+        team["secrecy"] = secrecy(*probe_rows(records, k), seed=seed)
+    return {
+        "schema": SCHEMA,
+        "kind": "evaluate",
+        "config": _config_dict(
+            cfg, matches=matches, seed=seed, max_rounds=max_rounds, probe_matches=probe_matches
+        ),
+        "policies": _labels(specs),
+        "lineups": [lineup],
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def cross_play(
+    policies: Sequence[Any],
+    *,
+    matches: int = 100,
+    config: QuatroConfig | Mapping[str, Any] | None = None,
+    seed: int = 0,
+    max_rounds: int = 20,
+    probe_matches: int = 100,
+    self_play: bool = False,
+    workers: int = 2,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Every pair of ``policies`` (and each with itself if ``self_play``) plays ``matches`` matches.
+
+    A pair (A, B) alternates A and B around the teams (with 4 players: A against B); seats rotate.
+    The report adds the cross-play matrices (row policy's win rate, CI, draw rate and points per round
+    against the column policy), a per-policy summary pooled over all its opponents (self-play
+    excluded), and the secrecy probes pooled per policy over every match it played.
+    """
+    cfg = make_config(config)
+    specs = [as_policy(p) for p in policies]
+    labels = _labels(specs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"policies: labels must be distinct, got {labels}")
+    nt = cfg.num_players // 2
+    pairs = [(i, j) for i in range(len(specs)) for j in range(i if self_play else i + 1, len(specs))]
+    if not pairs:
+        raise ValueError("policies: cross-play needs at least two policies (or self_play=True)")
+    lineups = [[specs[i] if t % 2 == 0 else specs[j] for t in range(nt)] for i, j in pairs]
+    t0 = time.perf_counter()
+    results = run_lineups(
+        cfg,
+        lineups,
+        matches,
+        seed=seed,
+        max_rounds=max_rounds,
+        probe_matches=probe_matches,
+        workers=workers,
+        progress=progress,
+        desc="cross-play",
+    )
+    k = len(specs)
+    win = [[None] * k for _ in range(k)]
+    ci = [[None] * k for _ in range(k)]
+    draw = [[None] * k for _ in range(k)]
+    ppr = [[None] * k for _ in range(k)]
+    lineup_reports = []
+    pooled: dict[int, list[tuple[dict, tuple[int, ...]]]] = {i: [] for i in range(k)}
+    probe: dict[int, list[tuple[np.ndarray, ...]]] = {i: [] for i in range(k)}
+    for li, ((i, j), lineup, records) in enumerate(zip(pairs, lineups, results, strict=True)):
+        slot_labels = [s.label for s in lineup]
+        rep = summarize_lineup(records, slot_labels, cfg.tick_seconds)
+        lineup_reports.append(rep)
+        for side, other in ((i, j), (j, i)):
+            slots = [s for s, spec in enumerate(lineup) if spec is specs[side]]
+            for s in slots:
+                x, sg, y, g = probe_rows(records, s, group_offset=li * 1_000_000)
+                if y.size:
+                    probe[side].append((x, sg, y, g))
+            if i == j:
+                break
+            items = [(r, tuple(slots)) for r in records]
+            m = team_metrics(items, specs[side].label, cfg.tick_seconds)
+            win[side][other] = m["win_rate"]
+            ci[side][other] = m["win_ci95"]
+            draw[side][other] = rep["draw_rate"]
+            ppr[side][other] = m["points_per_round"]
+            pooled[side].extend(items)
+    summary = []
+    for i, spec in enumerate(specs):
+        row = team_metrics(pooled[i], spec.label, cfg.tick_seconds) if pooled[i] else {"policy": spec.label}
+        if probe[i]:
+            x, sg, y, g = (np.concatenate(parts) for parts in zip(*probe[i], strict=True))
+            row["secrecy"] = secrecy(x, sg, y, g, seed=seed)
+        else:
+            row["secrecy"] = secrecy(*(np.zeros(0),) * 4)
+        summary.append(row)
+    return {
+        "schema": SCHEMA,
+        "kind": "cross_play",
+        "config": _config_dict(
+            cfg,
+            matches_per_pair=matches,
+            seed=seed,
+            max_rounds=max_rounds,
+            probe_matches=probe_matches,
+            self_play=self_play,
+        ),
+        "policies": labels,
+        "cross_play": {"win_rate": win, "win_ci95": ci, "draw_rate": draw, "points_per_round": ppr},
+        "summary": summary,
+        "lineups": lineup_reports,
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }

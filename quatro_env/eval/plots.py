@@ -1,0 +1,115 @@
+"""PNG plots of a harness report (matplotlib, Agg backend): win-rate bars with 95% CIs, the
+cross-play heatmap, and the secrecy ROC curves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _teams(report: dict[str, Any]) -> list[dict[str, Any]]:
+    if report["kind"] == "evaluate":
+        return [dict(t, policy=f"{k}: {t['policy']}") for k, t in enumerate(report["lineups"][0]["teams"])]
+    return [t for t in report["summary"] if "win_rate" in t]
+
+
+def win_rate_bars(report: dict[str, Any], path: str | Path) -> Path:
+    plt = _plt()
+    teams = _teams(report)
+    names = [t["policy"] for t in teams]
+    rates = [t["win_rate"] for t in teams]
+    lo = [t["win_rate"] - t["win_ci95"][0] for t in teams]
+    hi = [t["win_ci95"][1] - t["win_rate"] for t in teams]
+    fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(names)), 3.6))
+    ax.bar(range(len(names)), rates, yerr=[lo, hi], capsize=4, color="#4c72b0")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("match win rate (95% Wilson CI)")
+    title = "win rate" if report["kind"] == "evaluate" else "win rate, pooled over opponents"
+    ax.set_title(title)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def cross_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
+    plt = _plt()
+    import numpy as np
+
+    labels = report["policies"]
+    m = np.array(
+        [[np.nan if v is None else v for v in row] for row in report["cross_play"]["win_rate"]], float
+    )
+    fig, ax = plt.subplots(figsize=(1.0 * len(labels) + 2.5, 0.8 * len(labels) + 1.8))
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
+    ax.set_xticks(range(len(labels)), labels, rotation=35, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("policy (row)")
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            if not np.isnan(m[i, j]):
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(im, ax=ax, label="row's match win rate")
+    ax.set_title("cross-play")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def secrecy_roc(report: dict[str, Any], path: str | Path) -> Path:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls=":")
+    for k, t in enumerate(_teams(report)):
+        sec = t.get("secrecy") or {}
+        color = f"C{k % 10}"
+        for which, ls in (("baseline", ":"), ("outsider", "-"), ("partner", "--")):
+            p = sec.get(which)
+            if p and p["auc"] is not None and p["roc"]["fpr"]:
+                ax.plot(
+                    p["roc"]["fpr"],
+                    p["roc"]["tpr"],
+                    ls=ls,
+                    color=color,
+                    lw=1.2,
+                    label=f"{t['policy']} {which} ({p['auc']:.2f})",
+                )
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(
+        "secrecy probes: 'this team holds a quartet now'\n"
+        "(dotted: clock only, solid: outsider, dashed: partner)",
+        fontsize=9,
+    )
+    ax.legend(fontsize=6.5, loc="lower right")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -> list[Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [
+        win_rate_bars(report, out / f"{prefix}win_rates.png"),
+        secrecy_roc(report, out / f"{prefix}secrecy_roc.png"),
+    ]
+    if report["kind"] == "cross_play":
+        paths.append(cross_play_heatmap(report, out / f"{prefix}cross_play.png"))
+    return paths

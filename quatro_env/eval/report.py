@@ -1,0 +1,136 @@
+"""Render a harness report as markdown, or write it as JSON (schema ``quatro-eval/1``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def write_json(report: dict[str, Any], path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1, default=_json_default) + "\n")
+    return path
+
+
+def _f(x: float | None, nd: int = 2) -> str:
+    return "—" if x is None else f"{x:.{nd}f}"
+
+
+def _ci(rate: float | None, ci: list | None) -> str:
+    if rate is None:
+        return "—"
+    return f"{rate:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def config_line(report: dict[str, Any]) -> str:
+    c = report["config"]
+    n = c.get("matches", c.get("matches_per_pair"))
+    per = "matches" if "matches" in c else "matches per pair"
+    return (
+        f"{c['num_players']} players, round {c['round_seconds']:g} s, {c['points_to_win']} points to win, "
+        f"tick {c['tick_seconds']:g} s, pulse {c['pulse_seconds']:g} s, at most {c['max_rounds']} rounds "
+        f"a match (then a draw unless a team has won); {n} {per}, seed {c['seed']}, seats rotated; "
+        f"secrecy probes on the first {min(c['probe_matches'], n)} matches of each line-up."
+    )
+
+
+def _secrecy_cell(sec: dict[str, Any] | None) -> str:
+    if not sec or sec.get("outsider") is None:
+        return "—"
+    return " / ".join(_f(sec[k]["auc"]) for k in ("baseline", "outsider", "partner"))
+
+
+def _team_row(t: dict[str, Any], first: str) -> str:
+    sig, lis, ttc = t["signalling"], t["listening"], t["time_to_correct_call_s"]
+    return (
+        f"| {first} | {_ci(t['win_rate'], t['win_ci95'])} | {t['draws']} | {_f(t['points_per_round'])} "
+        f"| {_f(t['quatro_precision'])} ({t['quatro_calls']}) "
+        f"| {_f(t['contra_precision'])} ({t['contra_calls']}) "
+        f"| {_f(ttc['median'], 1)} | {_f(sig['mutual_information_bits'], 3)} | {_f(lis['delta'])} "
+        f"| {_secrecy_cell(t.get('secrecy'))} |"
+    )
+
+
+TEAM_HEADER = (
+    "| {first} | win rate [95% CI] | draws | points/round | «Quatro» precision (calls) "
+    "| «Contra» precision (calls) | quartet→correct call, median s | signalling MI (bits) "
+    "| listening Δ | secrecy AUC baseline / outsider / partner |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [f"Config: {config_line(report)}", ""]
+    if report["kind"] == "evaluate":
+        lineup = report["lineups"][0]
+        lines.append(
+            f"{lineup['matches']} matches: {lineup['rounds_per_match']:.2f} rounds per match, "
+            f"blank-round rate {_f(lineup['blank_round_rate'])}, draw rate {_f(lineup['draw_rate'])}."
+        )
+        lines.append("")
+        lines.append(TEAM_HEADER.format(first="slot: policy"))
+        for k, t in enumerate(lineup["teams"]):
+            lines.append(_team_row(t, f"{k}: {t['policy']}"))
+        return "\n".join(lines) + "\n"
+
+    labels = report["policies"]
+    cp = report["cross_play"]
+    lines.append(
+        "Win rate of the row policy against the column policy, 95% Wilson interval; `d` = draw rate."
+    )
+    lines.append("")
+    lines.append("| row vs column | " + " | ".join(labels) + " |")
+    lines.append("|---|" + "---|" * len(labels))
+    for i, a in enumerate(labels):
+        cells = []
+        for j in range(len(labels)):
+            w = cp["win_rate"][i][j]
+            if w is None:
+                cells.append("—")
+                continue
+            cell = _ci(w, cp["win_ci95"][i][j])
+            d = cp["draw_rate"][i][j]
+            if d:
+                cell += f" d{d:.2f}"
+            cells.append(cell)
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Points per round of the row policy against the column policy:")
+    lines.append("")
+    lines.append("| row vs column | " + " | ".join(labels) + " |")
+    lines.append("|---|" + "---|" * len(labels))
+    for i, a in enumerate(labels):
+        cells = [_f(cp["points_per_round"][i][j]) for j in range(len(labels))]
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Per policy, pooled over all its opponents:")
+    lines.append("")
+    lines.append(TEAM_HEADER.format(first="policy"))
+    for t in report["summary"]:
+        if "win_rate" in t:
+            lines.append(_team_row(t, t["policy"]))
+    lines.append("")
+    lines.append("Per line-up: rounds per match, blank-round rate, draw rate:")
+    lines.append("")
+    lines.append("| line-up | rounds/match | blank-round rate | draw rate |")
+    lines.append("|---|---|---|---|")
+    for lu in report["lineups"]:
+        lines.append(
+            f"| {' vs '.join(lu['policies'])} | {lu['rounds_per_match']:.2f} | {_f(lu['blank_round_rate'])} "
+            f"| {_f(lu['draw_rate'])} |"
+        )
+    return "\n".join(lines) + "\n"

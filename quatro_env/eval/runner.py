@@ -1,0 +1,278 @@
+"""Play matches on the reference engine and record what the metrics need.
+
+A match is played on :class:`~quatro_env.quatro.engine.QuatroEngine` directly: every seat's
+egocentric observation (``ObservationEncoder``) and legal mask go to that seat's actor, one action
+per seat per tick. The harness is omniscient (it reads hands and signs to label the data) but the
+actors see only their observations. Engine state read here: ``hands``, ``floor``, ``pulse_anchor``,
+``last_pulse``, ``team_sign``, ``phase``, ``scores``, ``winners``, ``rounds_completed``.
+
+Every seat is played by the harness (``bot_seats`` stays empty), so scripted bots confirm ready
+themselves and, not being env bot seats, are voters of a reshuffle proposal (they never answer: a
+silent voter is a "no" at the deadline, Q20).
+
+Seats and seeds: ``policies[k]`` is the policy of *slot* ``k``; in match ``m`` team ``t`` is played
+by slot ``(t + m) mod teams`` (seat rotation: every slot plays every team, so seat 0's host role and
+the seat order cannot favour one policy). Match ``m`` draws its engine seed and one seed per seat
+from ``SeedSequence([seed, m])``: a match is reproducible on its own, whatever the worker count.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from quatro_env.eval.policies import PolicySpec
+from quatro_env.eval.probe import ChannelTracker
+from quatro_env.quatro.actions import ActionKind
+from quatro_env.quatro.cards import is_quartet
+from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.encoding import ObservationEncoder
+from quatro_env.quatro.engine import Phase, QuatroEngine
+
+MAX_WORKERS = 2
+
+
+def slots_of_match(match_index: int, num_teams: int, num_slots: int) -> list[int]:
+    """The slot (index into the policy list) playing each team in match ``match_index``."""
+    if num_slots != num_teams:
+        raise ValueError(f"need one policy per team ({num_teams}), got {num_slots}")
+    return [(t + match_index) % num_teams for t in range(num_teams)]
+
+
+class MatchRunner:
+    """One table and the seat actors of one line-up; plays matches one after another."""
+
+    def __init__(self, config: QuatroConfig, policies: Sequence[PolicySpec], max_rounds: int) -> None:
+        self.config = config
+        self.n = n = config.num_players
+        self.num_teams = n // 2
+        if len(policies) != self.num_teams:
+            raise ValueError(f"policies: need one policy per team ({self.num_teams}), got {len(policies)}")
+        self.policies = list(policies)
+        self.max_rounds = max_rounds
+        self.engine = QuatroEngine(config)
+        self.encoder = ObservationEncoder(n)
+        self.obs = np.zeros((n, self.encoder.obs_dim), np.uint8)
+        self.masks = np.zeros((n, self.engine.codec.num_actions), np.int8)
+        self._actors: dict[tuple[int, int], Any] = {}
+        self._quatro = self.engine.codec.encode(ActionKind.QUATRO)
+
+    def actor(self, slot: int, seat: int):
+        key = (slot, seat)
+        if key not in self._actors:
+            self._actors[key] = self.policies[slot].build(self.n, 0)
+        return self._actors[key]
+
+    def play(self, match_index: int, seed: int, record_probe: bool = False) -> dict[str, Any]:
+        """Play match ``match_index`` to its end (or ``max_rounds``); return its record."""
+        engine, enc, obs, masks = self.engine, self.encoder, self.obs, self.masks
+        n, nt = self.n, self.num_teams
+        seeds = np.random.SeedSequence([seed, match_index]).generate_state(n + 1)
+        team_slot = slots_of_match(match_index, nt, len(self.policies))
+        actors = [self.actor(team_slot[seat % nt], seat) for seat in range(n)]
+        events = engine.reset(int(seeds[0]))
+        for seat, actor in enumerate(actors):
+            actor.reset(int(seeds[seat + 1]))
+        enc.encode(engine, events, (), obs)
+
+        team_of = [seat % nt for seat in range(n)]
+        partner = [(seat + nt) % n for seat in range(n)]
+        calls = np.zeros((nt, 4), np.int64)  # quatro made, quatro correct, contra made, contra correct
+        accused = np.zeros(nt, np.int64)
+        delays: list[list[int]] = [[] for _ in range(nt)]
+        signal = np.zeros((nt, 2, 3), np.int64)  # [team, holds quartet, shows nothing/sign/other]
+        listen = np.zeros((nt, 2, 2), np.int64)  # [team, partner shows sign, I call «Quatro»]
+        illegal = np.zeros(nt, np.int64)
+        round_ticks: list[int] = []
+        blank = 0
+        play_ticks = 0
+        since: list[int | None] = [None] * n
+        tracker = ChannelTracker(n) if record_probe else None
+        probe_x: list[np.ndarray] = []
+        probe_s: list[np.ndarray] = []
+        probe_y: list[np.ndarray] = []
+        round_len = 0
+
+        while True:
+            for seat in range(n):
+                engine.legal_mask(seat, masks[seat])
+            actions = [0] * n
+            for seat in range(n):
+                a = int(actors[seat].act(obs[seat], masks[seat]))
+                if not (0 <= a < masks.shape[1] and masks[seat, a]):
+                    illegal[team_of[seat]] += 1
+                    a = 0
+                actions[seat] = a
+            in_play = engine.phase == Phase.PLAY
+            if in_play:
+                hands, floor, anchor, last_pulse, signs = (
+                    engine.hands,
+                    engine.floor,
+                    engine.pulse_anchor,
+                    engine.last_pulse,
+                    engine.team_sign,
+                )
+                quartet = [is_quartet(hands[s]) for s in range(n)]
+                shown = [0] * n
+                for s in range(n):
+                    if floor[s] and anchor[s] is not None and last_pulse[s] is not None:
+                        shown[s] = 1 if last_pulse[s][0] == signs[team_of[s]] else 2
+                for s in range(n):
+                    t = team_of[s]
+                    signal[t, int(quartet[s]), shown[s]] += 1
+                    listen[t, int(shown[partner[s]] == 1), int(actions[s] == self._quatro)] += 1
+                if round_len == 0 and tracker is not None:
+                    tracker.new_round()
+                round_len += 1
+                play_ticks += 1
+
+            result = engine.step(actions)
+            enc.encode(engine, result.events, result.order, obs)
+
+            if in_play:
+                for ev in result.events:
+                    if ev.kind == "call":
+                        t = team_of[ev.seat]
+                        kind, correct = ev.data["kind"], bool(ev.data["correct"])
+                        col = 0 if kind == "quatro" else 2
+                        calls[t, col] += 1
+                        calls[t, col + 1] += correct
+                        if kind == "contra":
+                            accused[ev.data["target_team"]] += 1
+                        if correct:
+                            if kind == "quatro":
+                                formed = since[partner[ev.seat]]
+                            else:
+                                target = ev.data["target_team"]
+                                members = [x for x in (target, target + nt) if since[x] is not None]
+                                formed = min(since[x] for x in members) if members else None
+                            delays[t].append(result.tick - formed if formed is not None else 0)
+                    elif ev.kind == "blank_round":
+                        blank += 1
+                if result.round_ended:
+                    round_ticks.append(round_len)
+                    round_len = 0
+                    since = [None] * n
+                else:
+                    for s in range(n):
+                        if is_quartet(engine.hands[s]):
+                            if since[s] is None:
+                                since[s] = result.tick
+                        else:
+                            since[s] = None
+                    if tracker is not None:
+                        x, srow = tracker.update(engine.floor, result.events, engine.team_sign)
+                        probe_x.append(x)
+                        probe_s.append(srow)
+                        probe_y.append(
+                            np.array(
+                                [since[t] is not None or since[t + nt] is not None for t in range(nt)],
+                                np.int8,
+                            )
+                        )
+            if result.match_over or engine.rounds_completed >= self.max_rounds:
+                break
+
+        record: dict[str, Any] = {
+            "match": match_index,
+            "team_slot": team_slot,
+            "scores": list(engine.scores),
+            "winners": list(engine.winners),
+            "rounds": engine.rounds_completed,
+            "truncated": not engine.match_over,
+            "blank_rounds": blank,
+            "play_ticks": play_ticks,
+            "round_ticks": round_ticks,
+            "calls": calls,
+            "accused": accused,
+            "delays": delays,
+            "signal": signal,
+            "listen": listen,
+            "illegal": illegal,
+            "probe": None,
+        }
+        if tracker is not None and probe_x:
+            record["probe"] = {
+                "x": np.stack(probe_x),  # [ticks, teams, features]
+                "s": np.stack(probe_s),
+                "y": np.stack(probe_y),  # [ticks, teams]
+            }
+        return record
+
+
+# ---------------------------------------------------------------------------- parallel tables
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: QuatroConfig, max_rounds: int, seed: int, probe_matches: int) -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _WORKER.clear()
+    _WORKER.update(config=config, max_rounds=max_rounds, seed=seed, probe_matches=probe_matches, runners={})
+
+
+def _run_chunk(job: tuple[int, tuple[PolicySpec, ...], list[int]]) -> tuple[int, list[dict[str, Any]]]:
+    key, policies, matches = job
+    runners = _WORKER["runners"]
+    if key not in runners:
+        runners[key] = MatchRunner(_WORKER["config"], policies, _WORKER["max_rounds"])
+    runner = runners[key]
+    out = [runner.play(m, _WORKER["seed"], record_probe=m < _WORKER["probe_matches"]) for m in matches]
+    return key, out
+
+
+def run_lineups(
+    config: QuatroConfig,
+    lineups: Sequence[Sequence[PolicySpec]],
+    num_matches: int,
+    *,
+    seed: int = 0,
+    max_rounds: int = 20,
+    probe_matches: int = 0,
+    workers: int = 1,
+    chunk: int = 10,
+    progress: bool = True,
+    desc: str = "matches",
+) -> list[list[dict[str, Any]]]:
+    """Play ``num_matches`` matches for every line-up (one policy per team); records per line-up,
+    in match order. ``workers`` processes (at most 2) play tables in parallel."""
+    if num_matches <= 0:
+        raise ValueError(f"matches: must be positive, got {num_matches}")
+    if max_rounds <= 0:
+        raise ValueError(f"max_rounds: must be positive, got {max_rounds}")
+    workers = max(1, min(int(workers), MAX_WORKERS))
+    jobs = [
+        (k, tuple(lineup), list(range(s, min(s + chunk, num_matches))))
+        for k, lineup in enumerate(lineups)
+        for s in range(0, num_matches, chunk)
+    ]
+    results: list[list[dict[str, Any]]] = [[] for _ in lineups]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=num_matches * len(lineups), desc=desc, unit="match", dynamic_ncols=True)
+    try:
+        if workers == 1:
+            _init_worker(config, max_rounds, seed, probe_matches)
+            for job in jobs:
+                key, recs = _run_chunk(job)
+                results[key].extend(recs)
+                if bar is not None:
+                    bar.update(len(recs))
+        else:
+            ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+            with ctx.Pool(workers, _init_worker, (config, max_rounds, seed, probe_matches)) as pool:
+                for key, recs in pool.imap_unordered(_run_chunk, jobs):
+                    results[key].extend(recs)
+                    if bar is not None:
+                        bar.update(len(recs))
+    finally:
+        if bar is not None:
+            bar.close()
+    for recs in results:
+        recs.sort(key=lambda r: r["match"])
+    return results

@@ -1,0 +1,143 @@
+"""The bot ladder: every scripted bot against every other, one documented command.
+
+    OMP_NUM_THREADS=1 python scripts/ladder.py            # ~10 min on 2 cores (~12 min of CPU)
+
+Plays ``--matches`` matches per pair (seats rotated, fixed seeds) on the config below, writes
+``docs/evaluation/ladder.json`` (schema ``quatro-eval/1``), ``ladder.md`` and the PNG plots, checks
+the ladder's expected order, and rewrites the results section of ``docs/evaluation.md`` between
+its ``<!-- ladder:begin -->`` / ``<!-- ladder:end -->`` markers.
+
+The config is the rules' own (4 players, 5 points to win, 180 s rounds, every duration at its
+default); the harness adds one limit, at most 12 rounds a match (then a draw unless a team has won),
+which only the pairs that can never score (random or collector against each other) reach.
+``--round-seconds``/``--points-to-win``/``--max-rounds`` change it; see docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from quatro_env.eval import cross_play, to_markdown, write_json  # noqa: E402
+from quatro_env.eval.plots import write_plots  # noqa: E402
+
+BOTS = ["random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter"]
+CONFIG = {"num_players": 4, "points_to_win": 5, "round_seconds": 180.0}  # the rules' values (Q10, Q24)
+MAX_ROUNDS = 12
+BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
+
+
+def checks(report: dict) -> list[tuple[bool, str]]:
+    """The ladder's expected order, each judged on the 95% intervals."""
+    idx = {p: i for i, p in enumerate(report["policies"])}
+    win, ci, draw = (report["cross_play"][k] for k in ("win_rate", "win_ci95", "draw_rate"))
+
+    def w(a: str, b: str) -> str:
+        i, j = idx[a], idx[b]
+        d = f", draws {draw[i][j]:.2f}" if draw[i][j] else ""
+        return f"{win[i][j]:.3f} [{ci[i][j][0]:.3f}, {ci[i][j][1]:.3f}]{d}"
+
+    def beats(a: str, b: str) -> tuple[bool, str]:
+        i, j = idx[a], idx[b]
+        return ci[i][j][0] > ci[j][i][1], f"{a} beats {b}: {w(a, b)} vs {w(b, a)}"
+
+    out = [beats("counter", "honest"), beats("eavesdropper", "honest")]
+    d, h = idx["decoy"], idx["honest"]
+    e = idx["eavesdropper"]
+    out.append(
+        (
+            ci[d][e][0] > ci[h][e][1],
+            f"decoy resists eavesdropper better than honest: decoy {w('decoy', 'eavesdropper')} "
+            f"vs honest {w('honest', 'eavesdropper')}",
+        )
+    )
+    for bot in ("honest", "decoy", "eavesdropper", "counter"):
+        out.append(beats(bot, "random"))
+    # the two bots that cannot beat random, by their definition:
+    r, c = idx["random"], idx["collector"]
+    out.append(
+        (
+            draw[c][r] == 1.0,
+            f"collector draws random (neither ever calls, so nobody can score: every match reaches the "
+            f"round limit): {w('collector', 'random')}",
+        )
+    )
+    ok, text = beats("random", "random_caller")
+    out.append((ok, f"{text} (random_caller's calls are coin flips that mostly score for the opponent)"))
+    out.append(beats("collector", "random_caller"))
+    return out
+
+
+def secrecy_lines(report: dict) -> list[str]:
+    lines = []
+    for row in report["summary"]:
+        sec = row.get("secrecy") or {}
+        if sec.get("outsider") and row["policy"] in ("honest", "decoy", "eavesdropper", "counter"):
+            lines.append(
+                f"- **{row['policy']}**: baseline (clock only) {sec['baseline']['auc']:.3f}, "
+                f"outsider (eavesdropper) {sec['outsider']['auc']:.3f}, partner {sec['partner']['auc']:.3f} "
+                f"({sec['rows']} team-ticks, {sec['positive_rate']:.1%} with a quartet)"
+            )
+    return lines
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--matches", type=int, default=500, help="matches per pair (default 500)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--probe-matches", type=int, default=100)
+    p.add_argument("--round-seconds", type=float, default=CONFIG["round_seconds"])
+    p.add_argument("--points-to-win", type=int, default=CONFIG["points_to_win"])
+    p.add_argument("--max-rounds", type=int, default=MAX_ROUNDS)
+    p.add_argument("--out", type=Path, default=ROOT / "docs" / "evaluation")
+    p.add_argument("--doc", type=Path, default=ROOT / "docs" / "evaluation.md")
+    p.add_argument("--no-doc", action="store_true", help="do not rewrite docs/evaluation.md")
+    args = p.parse_args()
+
+    report = cross_play(
+        BOTS,
+        matches=args.matches,
+        config=dict(CONFIG, round_seconds=args.round_seconds, points_to_win=args.points_to_win),
+        seed=args.seed,
+        max_rounds=args.max_rounds,
+        probe_matches=args.probe_matches,
+        workers=args.workers,
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_json(report, args.out / "ladder.json")
+    write_plots(report, args.out, prefix="ladder_")
+    results = checks(report)
+    body = [
+        f"Produced by `OMP_NUM_THREADS=1 python scripts/ladder.py --matches {args.matches}` "
+        f"({report['wall_seconds'] / 60:.1f} min wall on {args.workers} worker processes).",
+        "",
+        to_markdown(report).rstrip(),
+        "",
+        "Secrecy probes, pooled over every match each policy played (ROC AUC on held-out matches):",
+        "",
+        *secrecy_lines(report),
+        "",
+        "Ladder checks (on the 95% intervals):",
+        "",
+        *[f"- {'PASS' if ok else 'FAIL'}: {text}" for ok, text in results],
+    ]
+    text = "\n".join(body) + "\n"
+    (args.out / "ladder.md").write_text(text)
+    print(text)
+    if not args.no_doc and args.doc.exists():
+        doc = args.doc.read_text()
+        if BEGIN in doc and END in doc:
+            head, rest = doc.split(BEGIN, 1)
+            _, tail = rest.split(END, 1)
+            args.doc.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+            print(f"updated {args.doc.relative_to(ROOT)}")
+    return 0 if all(ok for ok, _ in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,266 @@
+"""Behaviour of the scripted bot ladder (issue 4): each bot is deterministic, legal for 4/6/8
+players, and does what its documentation says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from quatro_env.bots import CounterBot, EavesdropperBot
+from quatro_env.eval.policies import as_policy
+from quatro_env.eval.runner import run_lineups
+from quatro_env.quatro import ActionKind as K
+from quatro_env.quatro import QuatroConfig
+from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.quatro.cards import is_quartet
+from quatro_env.quatro.engine import Phase
+from tests.eval.helpers import Table, first
+
+LADDER = ("random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter")
+SHORT = dict(points_to_win=2, round_seconds=20)
+
+
+def test_registry_keeps_the_old_names_and_adds_the_ladder():
+    from quatro_env.quatro.bots import BotPolicy, IdleBot, RandomBot, RandomCallerBot
+
+    assert BOT_POLICIES["idle"] is IdleBot and BOT_POLICIES["random"] is RandomBot
+    assert BOT_POLICIES["random_caller"] is RandomCallerBot
+    for name in LADDER:
+        assert issubclass(BOT_POLICIES[name], BotPolicy)
+
+
+def test_env_bot_seats_accept_every_ladder_bot():
+    import quatro_env
+
+    for name in LADDER:
+        env = quatro_env.parallel_env(num_players=4, bot_seats=(1, 2, 3), bot_policy=name, **SHORT)
+        env.reset(seed=1)
+        for _ in range(60):
+            if not env.agents:
+                break
+            env.step({"player_0": 0})
+
+
+@pytest.mark.parametrize("n", (4, 6, 8))
+def test_every_bot_is_legal_and_deterministic(n):
+    """A table of each bot (plus a mixed line-up): no illegal action, and the same seed replays the
+    same matches exactly."""
+    cfg = QuatroConfig(num_players=n, **SHORT)
+    t = n // 2
+    lineups = [[as_policy(name)] * t for name in LADDER]
+    lineups.append([as_policy(LADDER[(k + 3) % len(LADDER)]) for k in range(t)])
+    a = run_lineups(cfg, lineups, 2, seed=5, max_rounds=3, progress=False)
+    b = run_lineups(cfg, lineups, 2, seed=5, max_rounds=3, progress=False)
+    for recs_a, recs_b in zip(a, b, strict=True):
+        for ra, rb in zip(recs_a, recs_b, strict=True):
+            assert int(ra["illegal"].sum()) == 0
+            assert ra["scores"] == rb["scores"] and ra["play_ticks"] == rb["play_ticks"]
+            assert np.array_equal(ra["calls"], rb["calls"]) and np.array_equal(ra["signal"], rb["signal"])
+
+
+def test_random_never_calls_and_random_caller_does():
+    cfg = QuatroConfig(num_players=4, **SHORT)
+    (rand, caller) = run_lineups(
+        cfg,
+        [[as_policy("random")] * 2, [as_policy("random_caller")] * 2],
+        3,
+        max_rounds=2,
+        progress=False,
+    )
+    assert all(r["calls"].sum() == 0 for r in rand)
+    assert all(r["blank_rounds"] == r["rounds"] for r in rand)  # only the clock ends their rounds
+    assert sum(int(r["calls"][:, [0, 2]].sum()) for r in caller) > 0
+
+
+def test_collector_swaps_toward_its_most_held_value_and_never_talks():
+    pos = dict(
+        phase="play",
+        hands=[["K", "K", "A", "Q"], ["A", "A", "Q", "J"], ["J", "J", "10", "10"], ["A", "Q", "J", "10"]],
+        center=["K", "K", "Q", "10"],
+        signs=[0, 1],
+    )
+    table = Table({0: "collector"}, position=pos)
+    table.step()
+    hand = [c // 4 for c in table.engine.hands[0]]
+    assert sorted(hand).count(1) == 3  # took a K (value 1), gave the A or the Q
+    table = Table({s: "collector" for s in range(4)}, position=pos, **SHORT)
+    for _ in range(80):
+        table.step()
+        if table.engine.phase != Phase.PLAY:
+            break
+    for seat in range(4):
+        assert table.kinds_played(seat) <= {K.NOOP, K.EXCHANGE, K.CHOOSE_SIGN, K.READY, K.START_ROUND}
+
+
+QUARTET_AT_2 = dict(
+    phase="play",
+    hands=[["A", "A", "K", "Q"], ["K", "Q", "10", "10"], ["J", "J", "J", "J"], ["A", "K", "Q", "10"]],
+    center=["A", "K", "Q", "10"],
+    signs=[3, 7],
+)
+
+
+@pytest.mark.parametrize("bot", ("honest", "decoy", "eavesdropper", "counter"))
+def test_partner_calls_within_two_pulses_of_the_sign(bot):
+    """Seat 2 holds a quartet: it shows the team sign; seat 0 calls «Quatro» well within two pulses."""
+    table = Table({s: bot for s in range(4)}, position=QUARTET_AT_2)
+    pulse_ticks = table.engine.durations.pulse
+    shown = None
+    for _ in range(4 * pulse_ticks):
+        events = table.step()
+        tick = table.log[-1][0]
+        pulse = first(events, "pulse", 2)
+        if pulse is not None and pulse.data["emoji"] == 3 and shown is None:
+            shown = tick
+        call = first(events, "call")
+        if call is not None:
+            break
+    assert shown is not None, "the quartet holder never showed the sign"
+    assert call.seat == 0 and call.data["kind"] == "quatro" and call.data["correct"]
+    assert tick - shown <= 2 * pulse_ticks
+    assert tick - shown == 1  # in fact, on the very next tick
+
+
+@pytest.mark.parametrize("bot", ("honest", "decoy"))
+def test_the_sign_means_a_quartet(bot):
+    """Over whole matches the sign is shown only by a seat holding a quartet; honest shows nothing
+    else, decoy shows cover emojis too."""
+    cfg = QuatroConfig(num_players=4, points_to_win=3, round_seconds=30)
+    (recs,) = run_lineups(cfg, [[as_policy(bot)] * 2], 4, max_rounds=5, progress=False)
+    signal = sum(r["signal"].sum(axis=0) for r in recs)  # [holds quartet, nothing/sign/other]
+    assert signal[0, 1] == 0 and signal[1, 1] > 0
+    if bot == "honest":
+        assert signal[:, 2].sum() == 0
+    else:
+        assert signal[0, 2] > 0
+
+
+def _opponent_breaks_silence(take_at: int):
+    """Seats 1 and 3 (scripted): seat 1 holds four J from the start, silent until ``take_at``."""
+    pos = dict(
+        phase="play",
+        hands=[["A", "K", "Q", "10"], ["J", "J", "J", "J"], ["A", "K", "Q", "10"], ["A", "K", "Q", "10"]],
+        center=["A", "K", "Q", "10"],
+        signs=[0, 1],
+    )
+
+    def script(seat: int, tick: int) -> int:
+        return table.codec.encode(K.TAKE_FLOOR) if seat == 1 and tick == take_at else 0
+
+    table = Table({0: "eavesdropper"}, position=pos, script=script)
+    return table
+
+
+def test_eavesdropper_calls_contra_on_a_long_silence_broken():
+    table = _opponent_breaks_silence(take_at=10)
+    for _ in range(11):
+        table.step()
+        assert first(table.log[-1][2], "call") is None
+    events = table.step()  # tick 11: the floor taken at tick 10 is seen
+    call = first(events, "call", 0)
+    assert call is not None and call.data["kind"] == "contra" and call.data["correct"]
+
+
+def test_eavesdropper_ignores_a_floor_taken_early():
+    table = _opponent_breaks_silence(take_at=EavesdropperBot.silence_ticks - 3)
+    for _ in range(EavesdropperBot.silence_ticks + 4):
+        table.step()
+        assert first(table.log[-1][2], "call") is None
+
+
+def test_eavesdropper_calls_on_a_changed_steady_pattern():
+    pos = dict(
+        phase="play",
+        hands=[["A", "K", "Q", "10"], ["J", "J", "J", "J"], ["A", "K", "Q", "10"], ["A", "K", "Q", "10"]],
+        center=["A", "K", "Q", "10"],
+        signs=[0, 1],
+    )
+    codec = None
+
+    def script(seat: int, tick: int) -> int:
+        if seat != 1:
+            return 0
+        if tick == 0:
+            return codec.encode(K.TAKE_FLOOR)
+        if tick == 1:
+            return codec.encode(K.SHOW_EMOJI, 5)  # pulses at ticks 1, 11, 21 ...
+        if tick == 25:
+            return codec.encode(K.SHOW_EMOJI, 6)  # ... and shows 6 at tick 31
+        return 0
+
+    table = Table({0: "eavesdropper"}, position=pos, script=script)
+    codec = table.codec
+    for _ in range(32):
+        table.step()
+        assert first(table.log[-1][2], "call") is None, table.log[-1]
+    call = first(table.step(), "call", 0)
+    assert call is not None and call.data["kind"] == "contra"
+
+
+def _four_kings_for_seat_1(bot):
+    pos = dict(
+        phase="play",
+        hands=[["A", "A", "Q", "Q"], ["A", "Q", "J", "10"], ["A", "J", "J", "10"], ["Q", "J", "10", "10"]],
+        center=["K", "K", "K", "K"],
+        signs=[0, 1],
+    )
+
+    def script(seat: int, tick: int) -> int:
+        if seat == 1 and tick in (0, 4, 8, 12):
+            i = tick // 4
+            return table.codec.encode(K.EXCHANGE, (i, i))  # give slot i, take the K of center slot i
+        return 0
+
+    table = Table({0: bot}, position=pos, script=script)
+    return table
+
+
+def test_counter_calls_contra_when_the_record_proves_a_quartet():
+    table = _four_kings_for_seat_1(CounterBot(4, threshold=1.0))
+    for _ in range(13):
+        table.step()
+        assert first(table.log[-1][2], "call") is None
+    assert is_quartet(table.engine.hands[1])
+    call = first(table.step(), "call", 0)  # tick 13: the fourth K was taken at tick 12
+    assert call is not None and call.data["kind"] == "contra" and call.data["correct"]
+
+
+class _Recording(CounterBot):
+    def act(self, observation, mask):
+        action = super().act(observation, mask)
+        if self.view.phase(observation) == Phase.PLAY:
+            self.trace.append((self.seat_probabilities(observation), action))
+        return action
+
+
+@pytest.mark.parametrize("opponent", ("random", "honest"))
+def test_counter_bound_is_sound_and_it_never_calls_when_the_record_rules_a_quartet_out(opponent):
+    """Whenever the record gives a seat probability 0, that seat really holds no quartet; and every
+    «Contra» the counter calls had a team probability of at least its threshold."""
+    bot = _Recording(4, 3)
+    bot.trace = []
+    table = Table(
+        {0: bot, 1: opponent, 2: "counter", 3: opponent}, seed=3, points_to_win=12, round_seconds=20
+    )
+    truth = []
+    for _ in range(700):
+        if table.engine.match_over:
+            break
+        before = len(bot.trace)
+        playing = table.engine.phase == Phase.PLAY
+        held = [is_quartet(h) for h in table.engine.hands] if playing else None
+        table.step()
+        if len(bot.trace) > before:
+            truth.append(held)
+    assert len(truth) > 100
+    ruled_out = contras = 0
+    for (probs, action), held in zip(bot.trace, truth, strict=True):
+        for r in range(1, 4):
+            if probs[r] == 0:
+                ruled_out += 1
+                assert not held[r], "the record ruled out a quartet that was there"
+        if table.codec.kinds[action] == K.CONTRA:
+            contras += 1
+            p = 1 - (1 - probs[1]) * (1 - probs[3])
+            assert p >= bot.threshold > 0
+    assert ruled_out > 50
