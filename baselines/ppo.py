@@ -98,6 +98,8 @@ class PPOTrainer:
             "reward": torch.zeros(T, N, device=dev),
         }
         buf["h0"] = self.h.clone()
+        # behaviour statistics of this rollout: share of seat-ticks holding a quartet, seats paid
+        self.rollout_stats = {"quartet_share": 0.0, "points": 0.0}
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         for t in range(T):
@@ -114,9 +116,10 @@ class PPOTrainer:
 
             result = self.engine.step(action.reshape(cfg.num_envs, n))
             game_reward = result.rewards.reshape(N).float()
-            reward = game_reward
-            if cfg.quartet_bonus:
-                reward = game_reward + cfg.quartet_bonus * self._quartet_holders()
+            holders = self._quartet_holders()
+            self.rollout_stats["quartet_share"] += float(holders.mean()) / T
+            self.rollout_stats["points"] += float((result.rewards > 0).sum())
+            reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
             done_tables = result.terminations | result.truncations
             buf["reward"][t] = reward
             self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
@@ -373,6 +376,10 @@ class PPOTrainer:
                     "steps_per_s": cfg.num_steps * self.slots / elapsed,
                     "episode_return": float(np.mean(recent)) if recent else float("nan"),
                     "return_vs_pool": float(np.mean(recent_pool)) if recent_pool else float("nan"),
+                    "quartet_share": self.rollout_stats["quartet_share"],
+                    "paid_seats_per_1k_ticks": 1000
+                    * self.rollout_stats["points"]
+                    / (cfg.num_steps * cfg.num_envs),
                     "episodes": len(self.finished_returns),
                     **stats,
                 }
