@@ -73,6 +73,7 @@ class TrainConfig(BaseModel):
     pool_prob: float = Field(0.5, ge=0, le=1, description="share of tables whose opponents are a snapshot")
     # shaping (off in evaluation)
     quartet_bonus: float = Field(0.0, ge=0, description="reward per tick while the seat holds a quartet")
+    collect_shaping: float = Field(0.0, ge=0, description="potential-based reward for collecting one value")
     # logging, evaluation and checkpoints
     log_every: PositiveInt = 1
     tensorboard: bool = True

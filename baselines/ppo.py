@@ -63,6 +63,7 @@ class PPOTrainer:
         self.vs_pool = torch.zeros(cfg.num_envs, dtype=torch.bool, device=self.device)
         self.learner_team = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
         self.running_return = torch.zeros(self.slots, device=self.device)
+        self.potential = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
         self.pool_returns: list[float] = []
         self.run_dir = Path(cfg.out_dir) / cfg.run_name
@@ -117,9 +118,13 @@ class PPOTrainer:
             result = self.engine.step(action.reshape(cfg.num_envs, n))
             game_reward = result.rewards.reshape(N).float()
             holders = self._quartet_holders()
+            potential = self._collect_potential()
             self.rollout_stats["quartet_share"] += float(holders.mean()) / T
             self.rollout_stats["points"] += float((result.rewards > 0).sum())
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
+            if cfg.collect_shaping:  # potential-based (Ng et al. 1999): leaves the optimal policy unchanged
+                reward = reward + cfg.collect_shaping * (cfg.gamma * potential - self.potential)
+                self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
             done_tables = result.terminations | result.truncations
             buf["reward"][t] = reward
             self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
@@ -144,6 +149,13 @@ class PPOTrainer:
             return None
         flat = obs.reshape(obs.shape[0], -1)
         return flat.repeat_interleave(self.n, dim=0)
+
+    def _collect_potential(self) -> torch.Tensor:
+        """Φ = (largest number of cards of one value in the hand) / 4 while a round is played, else 0."""
+        values = self.engine.hands.long() // 4
+        same = (values.unsqueeze(-1) == values.unsqueeze(-2)).sum(-1).amax(-1).float() / 4.0
+        playing = (self.engine.phase == 1).unsqueeze(1)
+        return (same * playing).reshape(-1)
 
     def _quartet_holders(self) -> torch.Tensor:
         hands = self.engine.hands.long() // 4
@@ -258,6 +270,7 @@ class PPOTrainer:
             "vs_pool": self.vs_pool,
             "learner_team": self.learner_team,
             "running_return": self.running_return,
+            "potential": self.potential,
             "agent_steps": self.agent_steps,
             "update": self.update,
             "wall_seconds": self.wall_seconds,
@@ -294,6 +307,7 @@ class PPOTrainer:
             "vs_pool",
             "learner_team",
             "running_return",
+            "potential",
         ):
             getattr(self, name).copy_(state[name])
         self.agent_steps, self.update = state["agent_steps"], state["update"]
