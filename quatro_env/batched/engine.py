@@ -15,13 +15,18 @@ reference engine. Design (see ``docs/batched.md``):
   reference engine can be fed the very same ones (the equivalence proof).
 * Finished tables are reset automatically (same step); ``info["final_observation"]`` etc. hold
   the terminal view when ``keep_final=True``.
+* Two code paths over the same state tensors: whole-batch torch ops (any device) and, on CPU,
+  a numba kernel that plays each table as a scalar program (``_kernel.py``, ``backend="numba"``,
+  the CPU default when numba is installed). They give identical results (tests/batched).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from quatro_env.quatro.actions import ActionCodec, ActionKind
@@ -67,6 +72,9 @@ class BatchedQuatroEngine:
     Actions are for every seat, bot seats included (a bot seat's action is whatever the caller
     plays for it: the vector adapter plays the configured bot policy there). Illegal actions
     raise (``illegal_action="raise"``) or become the no-op (``"noop"``), like the ParallelEnv.
+
+    ``backend``: ``"auto"`` (numba kernel on CPU when numba is installed, else torch;
+    ``QUATRO_BATCHED_BACKEND`` overrides), ``"torch"`` or ``"numba"`` (CPU only).
     """
 
     def __init__(
@@ -78,6 +86,7 @@ class BatchedQuatroEngine:
         record_draws: bool = False,
         keep_final: bool = False,
         sequential: bool = False,
+        backend: str = "auto",
         **config_kwargs: Any,
     ) -> None:
         if config is None:
@@ -199,6 +208,9 @@ class BatchedQuatroEngine:
         self._masks_flat = self.masks.view(B * n, A)
         self.final_observations = z(B, n, D, dt=torch.uint8) if keep_final else None
         self.final_masks = z(B, n, A, dt=i8) if keep_final else None
+        self.backend = _resolve_backend(backend, dev)
+        if self.backend == "numba":
+            self._init_numba()
         self.reset(seed)
 
     # ================================================================== memory
@@ -280,6 +292,8 @@ class BatchedQuatroEngine:
                 raise ValueError(f"seed: need one seed per table ({B}), got {seeds.numel()}")
         self.seeds.copy_(seeds.to(self.device))
         self.episode.zero_()
+        if self.backend == "numba":
+            return self._reset_numba()
         all_rows = torch.ones(B, dtype=torch.bool, device=self.device)
         self._reset_rows(all_rows)
         self._encode()
@@ -432,6 +446,8 @@ class BatchedQuatroEngine:
     # ================================================================== the tick (Q9)
     def step(self, actions: torch.Tensor) -> StepResult:
         """Play one tick on every table; finished tables are reset at once (same step)."""
+        if self.backend == "numba":
+            return self._step_numba(actions)
         B, n, T = self.num_envs, self.n, self.num_teams
         dev = self.device
         a = torch.as_tensor(actions, device=dev).to(torch.long)
@@ -1125,6 +1141,10 @@ class BatchedQuatroEngine:
             self._kind_size_list = [float(len(r)) for r in ranges]
         B, n = self.num_envs, self.n
         u = torch.rand(B, n, 2, generator=generator, device=self.device)
+        if self.backend == "numba":
+            out = torch.empty(B, n, dtype=torch.long)
+            self._nb.sample(u.numpy(), self._kind_legal.numpy(), self._nb_size, self._nb_start, out.numpy())
+            return out
         ku = self._kind_legal.view(torch.uint8)
         cols = []
         acc = ku[:, :, 0].float() * self._kind_size_list[0]
@@ -1139,10 +1159,255 @@ class BatchedQuatroEngine:
         off = torch.minimum((u[:, :, 1] * size).long(), size.long() - 1)
         return self._kind_start[kind] + off
 
+    # ================================================================== the numba CPU kernel
+    def _init_numba(self) -> None:
+        """Constants and scratch of the compiled CPU path (``_kernel.py``); state stays in the tensors."""
+        from quatro_env.batched import _kernel as nb
+
+        self._nb = nb
+        B, n, T, d, cfg = self.num_envs, self.n, self.num_teams, self.durations, self.config
+        prm = np.zeros(nb.I_NUM_PRM, np.int64)
+        for i, value in (
+            (nb.I_N, n),
+            (nb.I_T, T),
+            (nb.I_V, self.v),
+            (nb.I_DECK, self.deck),
+            (nb.I_A, self.num_actions),
+            (nb.I_D, self.obs_dim),
+            (nb.I_P, self.P),
+            (nb.I_G, self.G),
+            (nb.I_TB, self.TB),
+            (nb.I_SB, self.SB),
+            (nb.I_T0, self._T0),
+            (nb.I_S0, self._S0),
+            (nb.I_SIGN_PHASE, d.sign_phase),
+            (nb.I_ROUND, d.round),
+            (nb.I_PAUSE, d.pause),
+            (nb.I_XCD, d.exchange_cooldown),
+            (nb.I_FCD, d.floor_cooldown),
+            (nb.I_PULSE, d.pulse),
+            (nb.I_REMINDER, d.reminder_window),
+            (nb.I_VOTE_WINDOW, d.vote_window),
+            (nb.I_VOTE_INTERVAL, d.vote_interval),
+            (nb.I_POINTS_TO_WIN, cfg.points_to_win),
+            (nb.I_MAX_ROUNDS, cfg.max_rounds),
+            (nb.I_GUARD, cfg.own_quartet_guard == "confirm"),
+            (nb.I_REVEAL_SIGNS, cfg.reveal_signs),
+            (nb.I_EPISODE_ROUND, cfg.episode == "round"),
+            (nb.I_ZERO_SUM, cfg.reward_mode == "zero_sum"),
+        ):
+            prm[i] = int(value)
+        self._nb_prm = prm
+        self._nb_fprm = np.array([cfg.disconnect_prob, cfg.reconnect_prob], np.float64)
+        self._nb_offs = nb.make_offsets(self._blocks)
+        self._nb_kind_of = self._kind_of.numpy().copy()
+        self._nb_arg_of = self._arg_of.numpy().copy()
+        sched = np.array(self._schedule, dtype=np.int64).reshape(-1, 3)
+        self._nb_sched = sched
+        self._nb_is_bot = self.is_bot.numpy().copy()
+        self._nb_lut = self._mask_lut.numpy()
+        ranges = [self.codec.ranges[k] for k in ActionKind]
+        self._nb_size = np.array([len(r) for r in ranges], np.float32)
+        self._nb_start = np.array([r.start for r in ranges], np.int64)
+        z = lambda *shape, dt: torch.zeros(shape, dtype=dt)  # noqa: E731
+        self.points = z(B, T, dt=torch.int8)
+        self.round_ended = z(B, dt=torch.bool)
+        self.match_ended = z(B, dt=torch.bool)
+        self._nb_term = z(B, dt=torch.bool)
+        self._nb_trunc = z(B, dt=torch.bool)
+        self._nb_done = z(B, dt=torch.bool)
+        self._nb_illegal = z(B, n, dt=torch.bool)
+        self._nb_final_scores = z(B, T, dt=torch.int8)
+        self._nb_final_rounds = z(B, dt=torch.int16)
+        self._nb_actions = np.zeros((B, n), np.int64)
+        self._nb_rec_size = 0
+        self._nb_alloc_records(1)
+        self._nb_all = np.ones(B, np.bool_)
+
+    def _nb_alloc_records(self, rows: int) -> None:
+        n, T = self.n, self.num_teams
+        cap = 8 * rows + 64  # Q5 re-splits recorded per tick (a handful per deal at most)
+        self._nb_rec = (
+            np.zeros((rows, n), np.int64),  # order
+            np.zeros((rows, T), np.int64),  # sign
+            np.zeros(rows, np.bool_),
+            np.zeros((rows, self.deck), np.int64),  # deal
+            np.zeros(rows, np.bool_),
+            np.zeros(cap, np.int64),  # q5 rows
+            np.zeros((cap, 8), np.int64),
+            np.zeros(1, np.int64),
+            np.zeros((rows, n), np.float64),  # random (dis)connections
+            np.zeros(rows, np.bool_),
+        )
+        self._nb_rec_size = rows
+
+    _NB_RESULT_NAMES = (
+        "rewards",
+        "points",
+        "round_ended",
+        "match_ended",
+        "_nb_term",
+        "_nb_trunc",
+        "_nb_done",
+        "_nb_final_scores",
+        "_nb_final_rounds",
+    )
+
+    def _nb_state(self):
+        """numpy views of the state, event and result tensors (cached while the tensors stay the same
+        objects; a tensor replaced by assignment, e.g. a checkpoint restore, is picked up)."""
+        names = self._STATE_NAMES + _EVENT_NAMES + self._NB_RESULT_NAMES
+        tensors = [getattr(self, name) for name in names]
+        cached = getattr(self, "_nb_cache", None)
+        if cached is None or any(a is not b for a, b in zip(cached[0], tensors, strict=True)):
+            views = [t.numpy() for t in tensors]
+            k, e = len(self._STATE_NAMES), len(_EVENT_NAMES)
+            cached = (tensors, (tuple(views[:k]), tuple(views[k : k + e]), tuple(views[k + e :])))
+            self._nb_cache = cached
+        return cached[1]
+
+    def _nb_encode_masks(self, rows, all_rows: bool, obs, masks, S, V) -> None:
+        nb = self._nb
+        nb.encode(rows, all_rows, obs, self._nb_prm, self._nb_offs, self.config.reveal_signs, S, V)
+        nb.compute_masks(rows, all_rows, masks, self._kind_legal.numpy(), self._nb_lut, self._nb_prm, S)
+
+    def _reset_numba(self) -> StepResult:
+        S, V, _ = self._nb_state()
+        all_rows = self._nb_all
+        self._nb.reset_rows(all_rows, self._nb_prm, self._nb_sched, self._nb_is_bot, S, V)
+        self._nb_encode_masks(all_rows, True, self.observations.numpy(), self.masks.numpy(), S, V)
+        self.rewards.zero_()
+        zeros = torch.zeros(self.num_envs, dtype=torch.bool)
+        return StepResult(self.observations, self.masks, self.rewards, zeros, zeros.clone(), {})
+
+    def _step_numba(self, actions) -> StepResult:
+        nb = self._nb
+        B, n = self.num_envs, self.n
+        a = torch.as_tensor(actions)
+        if tuple(a.shape) != (B, n):
+            raise ValueError(f"actions: need shape [{B}, {n}], got {list(a.shape)}")
+        a_np = a.to(device="cpu", dtype=torch.long).contiguous().numpy()
+        illegal = self._nb_illegal
+        first = nb.check_actions(
+            a_np, self.masks.numpy(), self.num_actions, illegal.numpy(), self._nb_actions
+        )
+        if first >= 0 and self.config.illegal_action == "raise":
+            b, s = divmod(int(first), n)
+            act = int(a_np[b, s])
+            desc = self.codec.describe(act) if 0 <= act < self.num_actions else "?"
+            raise ValueError(f"illegal action for table {b} seat {s}: {act} ({desc}) (Q29)")
+        record = self.record_draws
+        if record:
+            if self._nb_rec_size != B:
+                self._nb_alloc_records(B)
+            rec = self._nb_rec
+            for flag in (rec[2], rec[4], rec[9]):
+                flag[:] = False
+            rec[7][0] = 0
+        self._nb_prm[nb.I_RECORD] = int(record)
+        S, V, R = self._nb_state()
+        nb.tick_all(
+            self._nb_actions,
+            self._nb_prm,
+            self._nb_fprm,
+            self._nb_kind_of,
+            self._nb_arg_of,
+            self._nb_sched,
+            self._nb_is_bot,
+            S,
+            V,
+            R,
+            self._nb_rec,
+        )
+        if record:
+            self.draws = self._nb_draws()
+        done = R[6]
+        obs, masks = self.observations.numpy(), self.masks.numpy()
+        info: dict[str, Any] = {}
+        any_done = bool(done.any())
+        if any_done:
+            info["final_scores"] = self._nb_final_scores.clone()
+            info["final_rounds"] = self._nb_final_rounds.clone()
+        final = any_done and self.keep_final
+        if final:
+            fobs, fmasks = self.final_observations.numpy(), self.final_masks.numpy()
+            self._nb_encode_masks(done, False, fobs, fmasks, S, V)
+        if any_done:
+            S[1][:] += done  # episode
+            nb.reset_rows(done, self._nb_prm, self._nb_sched, self._nb_is_bot, S, V)
+        self._nb_encode_masks(done, True, obs, masks, S, V)
+        if final:
+            nb.copy_rows_not(done, obs, fobs)
+            nb.copy_rows_not(done, masks, fmasks)
+            info["final_observation"] = self.final_observations
+            info["final_mask"] = self.final_masks
+        info["done"] = self._nb_done.clone()
+        info["illegal"] = illegal.clone()
+        return StepResult(
+            self.observations, self.masks, self.rewards, self._nb_term.clone(), self._nb_trunc.clone(), info
+        )
+
+    def _nb_draws(self) -> dict[str, Any]:
+        """This tick's draws in the torch path's format (``record_draws``)."""
+        order, sign, sign_f, deal, deal_f, q5_rows, q5, q5_n, rnd, rnd_f = self._nb_rec
+        draws: dict[str, Any] = {"order": [(self._ar_b.clone(), torch.from_numpy(order.copy()))]}
+        for kind, flag, vals in (("sign", sign_f, sign), ("deal", deal_f, deal), ("random", rnd_f, rnd)):
+            idx = np.flatnonzero(flag)
+            if idx.size:
+                draws[kind] = [(torch.from_numpy(idx), torch.from_numpy(vals[idx]))]
+        k = int(q5_n[0])
+        if k > q5_rows.shape[0]:
+            raise RuntimeError(f"record_draws: {k} Q5 re-splits in one tick overflow the record buffer")
+        if k:
+            draws["q5"] = [(torch.from_numpy(q5_rows[:k].copy()), torch.from_numpy(q5[:k].copy()))]
+        return draws
+
     # ================================================================== views
     def state(self) -> torch.Tensor:
         """Global state for centralised critics: every seat's observation, [B, n * obs_dim]."""
         return self.observations.view(self.num_envs, -1)
+
+
+_EVENT_NAMES = (
+    "ev_act",
+    "ev_pos",
+    "ev_slot",
+    "ev_taken",
+    "ev_placed",
+    "ev_rejected",
+    "ev_took",
+    "ev_released",
+    "ev_vote",
+    "ev_proposed",
+    "ev_replaced",
+    "ev_vote_failed",
+    "ev_reshuffled",
+)
+
+
+def numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resolve_backend(backend: str, device: torch.device) -> str:
+    """``auto``: the numba kernel on CPU when numba is installed, else torch (``QUATRO_BATCHED_BACKEND``
+    overrides ``auto``)."""
+    if backend == "auto":
+        backend = os.environ.get("QUATRO_BATCHED_BACKEND", "auto") or "auto"
+    if backend == "auto":
+        return "numba" if device.type == "cpu" and numba_available() else "torch"
+    if backend not in ("torch", "numba"):
+        raise ValueError(f"backend: 'auto', 'torch' or 'numba', got {backend!r}")
+    if backend == "numba":
+        if device.type != "cpu":
+            raise ValueError(f"backend: the numba kernel runs on the CPU only, not on {device}")
+        if not numba_available():
+            raise ValueError("backend: numba is not installed (pip install numba)")
+    return backend
 
 
 def _red(x: torch.Tensor, op, dim: int = 1) -> torch.Tensor:

@@ -248,12 +248,19 @@ def run(
     seed: int = 0,
     device: str = "cpu",
     counts: Counter | None = None,
+    backend: str = "auto",
 ) -> Counter:
     """Run ``ticks`` ticks on ``num_envs`` tables side by side; returns rule-firing counts."""
     counts = Counter() if counts is None else counts
     cfg = configs(n)[config_name]
     batched = BatchedQuatroEngine(
-        num_envs, device=device, record_draws=True, keep_final=True, illegal_action="raise", **cfg
+        num_envs,
+        device=device,
+        record_draws=True,
+        keep_final=True,
+        illegal_action="raise",
+        backend=backend,
+        **cfg,
     )
     deck = batched.deck
     offsets = ObservationEncoder(n).offsets
@@ -370,6 +377,7 @@ def main() -> None:  # pragma: no cover - command line
     p.add_argument("--device", default="cpu")
     p.add_argument("--players", default="4,6,8")
     p.add_argument("--configs", default="short,odd,default")
+    p.add_argument("--backend", default="auto", help="auto, torch or numba (CPU kernel)")
     args = p.parse_args()
     for n in map(int, args.players.split(",")):
         counts: Counter = Counter()
@@ -384,6 +392,7 @@ def main() -> None:  # pragma: no cover - command line
                     seed,
                     args.device,
                     counts,
+                    args.backend,
                 )
         print(f"== {n} players: {counts['ticks']} table-ticks identical ({time.time() - t0:.1f} s)")
         print(summarize(counts))

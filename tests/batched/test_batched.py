@@ -10,18 +10,25 @@ import pytest
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine, QuatroVectorEnv
+from quatro_env.batched.engine import _EVENT_NAMES, numba_available
 from tests.batched import differential
 
 PLAYERS = (4, 6, 8)
 CONFIGS = ("short", "odd", "default")
+#: both CPU code paths: the torch ops (also the GPU path) and the numba kernel (the CPU default)
+BACKENDS = (
+    "torch",
+    pytest.param("numba", marks=pytest.mark.skipif(not numba_available(), reason="numba not installed")),
+)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("n", PLAYERS)
-def test_differential_ci(n):
+def test_differential_ci(n, backend):
     """Small CI run: every config, identical observations/masks/rewards/terminations/scores."""
     counts: Counter = Counter()
     for i, name in enumerate(CONFIGS):
-        differential.run(n, name, num_envs=16, ticks=90, seed=11 * n + i, counts=counts)
+        differential.run(n, name, num_envs=16, ticks=90, seed=11 * n + i, counts=counts, backend=backend)
     print(f"\n{n} players, {counts['ticks']} table-ticks identical\n" + differential.summarize(counts))
     assert counts["ticks"] == 3 * 16 * 90
     for rule in ("exchange", "exchange_rejected", "floor_taken", "pulse", "reshuffle", "round_started"):
@@ -29,8 +36,9 @@ def test_differential_ci(n):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("n", PLAYERS)
-def test_differential_long(n):
+def test_differential_long(n, backend):
     """Long mode (``pytest -m slow tests/batched -s``): >= QUATRO_DIFF_TICKS table-ticks per player count."""
     total = int(os.environ.get("QUATRO_DIFF_TICKS", "12000"))
     counts: Counter = Counter()
@@ -38,7 +46,15 @@ def test_differential_long(n):
     per_run = -(-total // (len(CONFIGS) * envs * seeds))
     for i, name in enumerate(CONFIGS):
         for seed in range(seeds):
-            differential.run(n, name, num_envs=envs, ticks=per_run, seed=1000 + 10 * i + seed, counts=counts)
+            differential.run(
+                n,
+                name,
+                num_envs=envs,
+                ticks=per_run,
+                seed=1000 + 10 * i + seed,
+                counts=counts,
+                backend=backend,
+            )
     print(f"\n{n} players, {counts['ticks']} table-ticks identical\n" + differential.summarize(counts))
     assert counts["ticks"] >= total
     expected = [
@@ -62,10 +78,11 @@ def _trajectory(engine: BatchedQuatroEngine, steps: int, seed: int) -> list[np.n
     return out
 
 
-def test_table_trajectory_independent_of_batch():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_table_trajectory_independent_of_batch(backend):
     """Q30: a table's draws depend on its seed only (counter-based RNG), not on the batch."""
-    a = BatchedQuatroEngine(1, seed=[123])
-    b = BatchedQuatroEngine(5, seed=[123, 1, 2, 3, 4])
+    a = BatchedQuatroEngine(1, seed=[123], backend=backend)
+    b = BatchedQuatroEngine(5, seed=[123, 1, 2, 3, 4], backend=backend)
     ga, gb = torch.Generator().manual_seed(0), torch.Generator().manual_seed(0)
     for _ in range(200):
         act = b.sample_actions(gb)
@@ -80,8 +97,8 @@ def test_table_trajectory_independent_of_batch():
 def test_vectorised_resolution_matches_sequential(n):
     """The seat-vectorised Q9 resolution equals resolving the order position by position."""
     cfg = differential.configs(n)["short"]
-    fast = BatchedQuatroEngine(64, seed=n, **cfg)
-    slow = BatchedQuatroEngine(64, seed=n, sequential=True, **cfg)
+    fast = BatchedQuatroEngine(64, seed=n, backend="torch", **cfg)
+    slow = BatchedQuatroEngine(64, seed=n, sequential=True, backend="torch", **cfg)
     sampler = differential.BiasedSampler(fast, np.random.default_rng(n))
     for _ in range(150):
         act = torch.as_tensor(sampler(fast.masks.numpy()))
@@ -90,6 +107,56 @@ def test_vectorised_resolution_matches_sequential(n):
         assert torch.equal(a.masks, b.masks)
         assert torch.equal(a.rewards, b.rewards)
         assert torch.equal(fast.hands, slow.hands) and torch.equal(fast.scores, slow.scores)
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+@pytest.mark.parametrize("n", PLAYERS)
+def test_numba_kernel_matches_torch_path(n):
+    """The numba CPU kernel and the torch ops give the same state, events, draws and outputs, step by
+    step (every config, finished tables, keep_final, recorded draws) and the same sampled actions."""
+    for name, cfg in differential.configs(n).items():
+        kw = dict(cfg, keep_final=True, record_draws=True)
+        a = BatchedQuatroEngine(24, seed=5 * n, backend="torch", **kw)
+        b = BatchedQuatroEngine(24, seed=5 * n, backend="numba", **kw)
+        sampler = differential.BiasedSampler(a, np.random.default_rng(n))
+        for tick in range(120):
+            act = torch.as_tensor(sampler(a.masks.numpy()))
+            ra, rb = a.step(act), b.step(act)
+            where = f"{n} players, {name}, tick {tick}"
+            for field in ("observations", "masks", "rewards", "terminations", "truncations"):
+                assert torch.equal(getattr(ra, field), getattr(rb, field)), f"{where}: {field}"
+            assert ra.info.keys() == rb.info.keys(), where
+            for key in ra.info:
+                assert torch.equal(ra.info[key], rb.info[key]), f"{where}: info[{key!r}]"
+            for attr in a._STATE_NAMES + _EVENT_NAMES:
+                assert torch.equal(getattr(a, attr), getattr(b, attr)), f"{where}: {attr}"
+            assert _draws_by_table(a.draws) == _draws_by_table(b.draws), f"{where}: draws"
+    ga, gb = torch.Generator().manual_seed(n), torch.Generator().manual_seed(n)
+    a = BatchedQuatroEngine(128, num_players=n, seed=n, backend="torch")
+    b = BatchedQuatroEngine(128, num_players=n, seed=n, backend="numba")
+    for _ in range(150):
+        x, y = a.sample_actions(ga), b.sample_actions(gb)
+        assert torch.equal(x, y)
+        a.step(x)
+        b.step(y)
+        assert torch.equal(a.observations, b.observations)
+
+
+def _draws_by_table(draws: dict) -> dict:
+    out: dict = {}
+    for kind, entries in draws.items():
+        for idx, vals in entries:
+            for row, b in enumerate(idx.tolist()):
+                out.setdefault((kind, b), []).append(vals[row].tolist())
+    return out
+
+
+def test_backend_choice():
+    e = BatchedQuatroEngine(2, seed=0, backend="torch")
+    assert e.backend == "torch"
+    assert BatchedQuatroEngine(2, seed=0).backend == ("numba" if numba_available() else "torch")
+    with pytest.raises(ValueError, match="backend"):
+        BatchedQuatroEngine(2, seed=0, backend="jax")
 
 
 def test_state_memory_and_shapes():
@@ -102,19 +169,23 @@ def test_state_memory_and_shapes():
         assert e.state().shape == (8, n * e.obs_dim)
 
 
-def test_illegal_actions_raise_or_noop():
-    e = BatchedQuatroEngine(2, seed=0)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_illegal_actions_raise_or_noop(backend):
+    e = BatchedQuatroEngine(2, seed=0, backend=backend)
     bad = torch.zeros(2, 4, dtype=torch.long)
     bad[1, 2] = 1  # an exchange in the sign phase
+    before = e.observations.clone()
     with pytest.raises(ValueError, match="table 1 seat 2"):
         e.step(bad)
-    e2 = BatchedQuatroEngine(2, seed=0, illegal_action="noop")
+    assert torch.equal(e.observations, before) and int(e.tick[0]) == 0  # nothing played
+    e2 = BatchedQuatroEngine(2, seed=0, illegal_action="noop", backend=backend)
     res = e2.step(bad)
     assert bool(res.info["illegal"][1, 2])
 
 
-def test_sampler_is_legal():
-    e = BatchedQuatroEngine(64, num_players=6, seed=3, illegal_action="raise")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sampler_is_legal(backend):
+    e = BatchedQuatroEngine(64, num_players=6, seed=3, illegal_action="raise", backend=backend)
     g = torch.Generator().manual_seed(1)
     for _ in range(150):
         e.step(e.sample_actions(g))  # raises on any illegal action
