@@ -14,6 +14,8 @@ All features are uint8: one-hots, flags, small counts; durations are in ticks cl
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import getitem
 
 import numpy as np
 
@@ -152,33 +154,43 @@ class ObservationEncoder:
         self._S = {
             f: [self._seat0 + s * sb + self.seat.offset(f) for s in range(n)] for f, _ in self.seat.fields
         }
+        # a cards field is four slots of ``v`` values each; ``_slot_positions(base)[k][card]`` is where
+        # ``card`` (any card id) sits in slot ``k`` of the field at ``base`` (hot path: one lookup a card)
+        v = self.v
+        cards = range(4 * v)
+
+        def _slot_positions(base: int) -> tuple[tuple[int, ...], ...]:
+            return tuple(tuple(base + k * v + card // 4 for card in cards) for k in range(4))
+
+        self._hand_positions = [_slot_positions(base) for base in self._P["hand"]]
+        self._revealed_positions = [_slot_positions(base) for base in self._S["revealed_hand"]]
+        self._center_positions = _slot_positions(self._G["center"])
+        self._team_of_seat = [seat % nt for seat in range(n)]  # Q2
 
     def encode(
         self, engine: QuatroEngine, events: Sequence[Event], order: Sequence[int], out: np.ndarray
     ) -> np.ndarray:
         """Write every seat's observation (absolute seat order) into ``out`` [n, obs_dim]."""
-        n, v = self.n, self.v
         now = engine.tick
         ones: list[int] = []
         idx: list[int] = []
         val: list[int] = []
         P, S, T, G = self._P, self._S, self._T, self._G
+        hands, team_sign, last_pulse = engine.hands, engine.team_sign, engine.last_pulse
 
         # --- private (Q26)
-        for seat in range(n):
-            hand = engine.hands[seat]
-            if hand:
-                base = P["hand"][seat]
-                ones += [base + slot * v + card // 4 for slot, card in enumerate(hand)]
-            sign = engine.team_sign[engine.team_of(seat)]
-            if sign is not None:
-                ones.append(P["sign"][seat] + sign)
-            if engine.emoji[seat] is not None:
-                ones.append(P["emoji"][seat] + engine.emoji[seat])
-            if engine.reminder_active(seat, now):
+        for seat, (hand, team, emoji, window) in enumerate(
+            zip(hands, self._team_of_seat, engine.emoji, engine.reminder, strict=True)
+        ):
+            ones += map(getitem, self._hand_positions[seat], hand)  # no cards before the deal
+            if team_sign[team] is not None:
+                ones.append(P["sign"][seat] + team_sign[team])
+            if emoji is not None:
+                ones.append(P["emoji"][seat] + emoji)
+            if window is not None and window[0] < now <= window[1]:  # engine.reminder_active (Q18)
                 ones.append(P["reminder"][seat])
                 idx.append(P["reminder_left"][seat])
-                val.append(engine.reminder[seat][1] - now + 1)
+                val.append(window[1] - now + 1)
 
         # --- table (Q27)
         phase = engine.phase
@@ -188,9 +200,7 @@ class ObservationEncoder:
             val.append(engine.phase_end - now + 1)
         idx.append(G["round"])
         val.append(engine.round_index)
-        if engine.center:
-            base = G["center"]
-            ones += [base + slot * v + card // 4 for slot, card in enumerate(engine.center)]
+        ones += map(getitem, self._center_positions, engine.center)
         vote = engine.vote
         if vote is not None:
             ones.append(G["vote_open"])
@@ -214,36 +224,33 @@ class ObservationEncoder:
             ones += [T["scored"][x] for x in call.scoring_teams]
 
         # --- teams
-        for team in range(self.num_teams):
-            idx.append(T["score"][team])
-            val.append(engine.scores[team])
-            if engine.revealed and engine.config.reveal_signs and engine.team_sign[team] is not None:
-                ones.append(T["revealed_sign"][team] + engine.team_sign[team])
+        idx += T["score"]
+        val += engine.scores
+        revealed = engine.revealed
+        if revealed and engine.config.reveal_signs:
+            ones += [
+                at + sign for at, sign in zip(T["revealed_sign"], team_sign, strict=True) if sign is not None
+            ]
 
         # --- seats
-        for seat in range(n):
-            if engine.connected[seat]:
-                ones.append(S["connected"][seat])
-            if engine.ready[seat]:
-                ones.append(S["ready"][seat])
-            if phase == Phase.PLAY:
-                if engine.floor[seat]:
-                    ones.append(S["floor"][seat])
+        ones += compress(S["connected"], engine.connected)
+        ones += compress(S["ready"], engine.ready)
+        playing = phase == Phase.PLAY
+        if playing:
+            ones += compress(S["floor"], engine.floor)
+        next_exchange, next_floor = engine.next_exchange_tick, engine.next_floor_tick
+        for seat, pulse in enumerate(last_pulse):
+            if playing:
                 idx += [S["exchange_wait"][seat], S["floor_wait"][seat]]
-                val += [
-                    max(0, engine.next_exchange_tick[seat] - now),
-                    max(0, engine.next_floor_tick[seat] - now),
-                ]
-            pulse = engine.last_pulse[seat]
+                val += [max(0, next_exchange[seat] - now), max(0, next_floor[seat] - now)]
             idx.append(S["pulse_age"][seat])
             if pulse is None:
                 val.append(CLIP)
             else:
                 ones.append(S["pulse_emoji"][seat] + pulse[0])
                 val.append(now - 1 - pulse[1])
-            if engine.revealed:
-                base = S["revealed_hand"][seat]
-                ones += [base + slot * v + card // 4 for slot, card in enumerate(engine.hands[seat])]
+            if revealed:
+                ones += map(getitem, self._revealed_positions[seat], hands[seat])
 
         # --- this tick's events (Q27: the tick's public events, in resolution order)
         position = {seat: k + 1 for k, seat in enumerate(order)}
@@ -282,8 +289,8 @@ class ObservationEncoder:
 
         buf = self.buffer
         buf.fill(0)
-        buf[ones] = 1
+        buf.put(ones, 1)  # ``put`` is ``buf[ones] = 1`` with less indexing overhead
         if idx:
-            buf[idx] = np.minimum(val, CLIP)
-        np.take(buf, self.index, out=out)
+            buf.put(idx, np.minimum(val, CLIP))
+        buf.take(self.index, out=out)
         return out

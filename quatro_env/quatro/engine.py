@@ -124,6 +124,12 @@ class QuatroEngine:
             ActionKind.VOTE_NO: self._why_not_vote,
             ActionKind.START_ROUND: self._why_not_start_round,
         }
+        #: for legal_mask: the rules of the kinds each phase allows, and the mask of each legal-kind set
+        self._phase_rules = {
+            phase: tuple((kind, self._kind_rules[kind]) for kind in kinds)
+            for phase, kinds in _KINDS_BY_PHASE.items()
+        }
+        self._mask_rows: dict[tuple[ActionKind, ...], np.ndarray] = {}
         self.reset(0)
 
     # ------------------------------------------------------------------ set-up
@@ -255,17 +261,22 @@ class QuatroEngine:
         Built from the same per-kind rules as :meth:`illegal_reason`; only the kinds that can be
         legal in the current phase are asked (the others all refuse outside their phase).
         """
-        mask = np.zeros(self.codec.num_actions, np.int8) if out is None else out
-        mask[:] = 0
-        mask[0] = 1
-        if not self.connected[seat]:
-            return mask
-        ranges = self.codec.ranges
-        for kind in _KINDS_BY_PHASE[self.phase]:
-            if self._kind_rules[kind](seat) is None:
-                r = ranges[kind]
-                mask[r.start : r.stop] = 1
-        return mask
+        if self.connected[seat]:
+            legal = tuple([kind for kind, rule in self._phase_rules[self.phase] if rule(seat) is None])
+        else:
+            legal = ()
+        row = self._mask_rows.get(legal)
+        if row is None:  # the mask of each set of legal kinds is built once, then copied
+            row = np.zeros(self.codec.num_actions, np.int8)
+            row[0] = 1  # the no-op is always legal
+            for kind in legal:
+                r = self.codec.ranges[kind]
+                row[r.start : r.stop] = 1
+            self._mask_rows[legal] = row
+        if out is None:
+            return row.copy()
+        out[:] = row
+        return out
 
     def _why_not_exchange(self, seat: int) -> str | None:
         if self.phase != Phase.PLAY:

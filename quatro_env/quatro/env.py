@@ -58,6 +58,7 @@ class QuatroParallelEnv(ParallelEnv):
         self._masks = np.zeros((n, self.codec.num_actions), np.int8)
         self._seed_rng = np.random.default_rng()
         self.last_tick: TickResult | None = None
+        self._team_of_seat = [self.engine.team_of(s) for s in range(n)]  # for rewards and infos
 
     # ---------------------------------------------------------------- spaces (cached objects)
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -117,8 +118,8 @@ class QuatroParallelEnv(ParallelEnv):
             not terminated and result.round_ended and engine.rounds_completed >= self.config.max_rounds
         )
         observations, infos = self._observations(), self._infos(flagged)
-        terminations = {a: terminated for a in self.agents}
-        truncations = {a: truncated for a in self.agents}
+        terminations = dict.fromkeys(self.agents, terminated)
+        truncations = dict.fromkeys(self.agents, truncated)
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":
@@ -134,8 +135,9 @@ class QuatroParallelEnv(ParallelEnv):
 
     def _rewards(self, points: list[int]) -> dict[str, float]:
         """Zero-sum: +1 a member per point; the non-scoring seats share the loss. Else team points."""
-        engine = self.engine
-        per_seat = [float(points[engine.team_of(s)]) for s in range(self.n)]
+        if not any(points):  # most ticks: nobody scored
+            return dict.fromkeys(self.agent_seat, 0.0)
+        per_seat = [float(points[team]) for team in self._team_of_seat]
         if self.config.reward_mode == "zero_sum":
             gained = sum(per_seat)
             losers = [s for s in range(self.n) if per_seat[s] == 0]
@@ -156,13 +158,13 @@ class QuatroParallelEnv(ParallelEnv):
         return {a: {"observation": obs[s], "action_mask": masks[s]} for a, s in self.agent_seat.items()}
 
     def _infos(self, flagged: list[bool]) -> dict[str, dict[str, Any]]:
-        engine, events = self.engine, self.last_tick.events
+        tick, events, team_of = self.engine.tick, self.last_tick.events, self._team_of_seat
         return {
             a: {
                 "seat": s,
-                "team": engine.team_of(s),
-                "tick": engine.tick,
-                "events": [ev for ev in events if ev.seen_by(s)],
+                "team": team_of[s],
+                "tick": tick,
+                "events": [ev for ev in events if ev.visible_to is None or s in ev.visible_to],  # seen_by
                 "illegal_action": flagged[s],
             }
             for a, s in self.agent_seat.items()
