@@ -65,7 +65,8 @@ class PPOTrainer:
         self.running_return = torch.zeros(self.slots, device=self.device)
         self.potential = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
-        self.pool_returns: list[float] = []
+        self.pool_returns: list[float] = []  # the last 1000 of each are kept
+        self.episodes = 0
         self.run_dir = Path(cfg.out_dir) / cfg.run_name
         self.history: list[dict[str, float]] = []
 
@@ -167,10 +168,11 @@ class PPOTrainer:
         since in pure self-play a zero-sum return averages to 0 by construction."""
         self.running_return += reward
         ended = self.next_done & learn
+        self.episodes += int(ended.sum())
         if bool(ended.any()):
-            self.finished_returns += self.running_return[ended].tolist()
+            self.finished_returns = (self.finished_returns + self.running_return[ended].tolist())[-1000:]
             vs_pool = self.vs_pool.repeat_interleave(self.n) & ended
-            self.pool_returns += self.running_return[vs_pool].tolist()
+            self.pool_returns = (self.pool_returns + self.running_return[vs_pool].tolist())[-1000:]
         self.running_return[self.next_done] = 0
 
     def _gae(
@@ -279,6 +281,7 @@ class PPOTrainer:
             "history": self.history,
             "finished_returns": self.finished_returns,
             "pool_returns": self.pool_returns,
+            "episodes": self.episodes,
             "env_config": self.env_cfg.model_dump(mode="json"),
         }
 
@@ -314,6 +317,7 @@ class PPOTrainer:
         self.wall_seconds, self.history = state["wall_seconds"], state["history"]
         self.finished_returns = state["finished_returns"]
         self.pool_returns = state["pool_returns"]
+        self.episodes = state["episodes"]
         torch.set_rng_state(state["torch_rng"])
         np.random.set_state(state["numpy_rng"])
 
@@ -394,7 +398,7 @@ class PPOTrainer:
                     "paid_seats_per_1k_ticks": 1000
                     * self.rollout_stats["points"]
                     / (cfg.num_steps * cfg.num_envs),
-                    "episodes": len(self.finished_returns),
+                    "episodes": self.episodes,
                     **stats,
                 }
                 self.history.append(row)

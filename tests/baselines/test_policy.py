@@ -1,0 +1,48 @@
+"""The shipped checkpoint loads by name, plays only legal actions, and is deterministic per seed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from baselines.policy import CHECKPOINT_DIR, PPOPolicy, resolve_checkpoint, shipped_checkpoints
+from quatro_env import parallel_env
+from quatro_env.eval import as_policy
+
+
+def test_ppo_4p_ships_with_its_provenance():
+    assert "ppo_4p" in shipped_checkpoints()
+    meta = json.loads((CHECKPOINT_DIR / "ppo_4p.json").read_text())
+    for key in ("command", "seed", "agent_steps", "wall_seconds", "config"):
+        assert key in meta
+    assert (CHECKPOINT_DIR / "ppo_4p.pt").stat().st_size < 5_000_000, "a small file"
+
+
+def _play(seed: int) -> list[int]:
+    env = parallel_env(num_players=4, round_seconds=10, points_to_win=1, max_rounds=2)
+    obs, _ = env.reset(seed=seed)
+    seats = {a: PPOPolicy(4, seed + i, path="ppo_4p") for i, a in enumerate(env.agents)}
+    chosen = []
+    while env.agents:
+        actions = {a: seats[a].act(o["observation"], o["action_mask"]) for a, o in obs.items()}
+        for a, action in actions.items():
+            assert obs[a]["action_mask"][action] == 1
+        chosen += list(actions.values())
+        obs, *_ = env.step(actions)
+    return chosen
+
+
+def test_shipped_policy_plays_legal_actions_deterministically():
+    assert _play(3) == _play(3)
+
+
+def test_harness_and_errors_know_the_shipped_name():
+    spec = as_policy("ppo_4p")
+    assert isinstance(spec.build(4, 0), PPOPolicy)
+    with pytest.raises(ValueError, match="trained for 4 players"):
+        PPOPolicy(6, 0, path="ppo_4p")
+    with pytest.raises(ValueError, match="not a file"):
+        resolve_checkpoint("no_such_policy")
+    assert np.isfinite(PPOPolicy(4, 0).act(np.zeros(467, np.uint8), np.eye(74, dtype=np.int8)[0]))
