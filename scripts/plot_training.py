@@ -1,6 +1,6 @@
 """Learning curves of a ``quatro-train`` run, from its ``progress.csv``, as one PNG.
 
-    python scripts/plot_training.py runs/ppo_4p/progress.csv docs/results/ppo_4p_learning.png
+python scripts/plot_training.py runs/ppo_4p/progress.csv docs/results/ppo_4p_learning.png
 """
 
 from __future__ import annotations
