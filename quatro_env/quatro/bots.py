@@ -40,13 +40,6 @@ BOT_POLICIES: dict[str, Callable[..., BotPolicy]] = {
 __all__ = [
     "BOT_POLICIES",
     "BotPolicy",
-    "CollectorBot",
-    "CounterBot",
-    "DecoyBot",
-    "EavesdropperBot",
-    "HonestBot",
-    "IdleBot",
-    "RandomBot",
-    "RandomCallerBot",
     "ScriptedBot",
+    *sorted({cls.__name__ for cls in BOT_POLICIES.values()}),
 ]
