@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import (
@@ -43,6 +43,9 @@ class TrainConfig(BaseModel):
     seed: int = 1
     deterministic: bool = True
     device: str = "cpu"
+    env_device: str | None = Field(
+        None, description="where the tables run; default: device (cpu: numba kernel)"
+    )
     # environment
     env: dict[str, Any] = Field(default_factory=dict, description="QuatroConfig fields")
     curriculum: tuple[Stage, ...] = ()
@@ -64,6 +67,9 @@ class TrainConfig(BaseModel):
     max_grad_norm: PositiveFloat = 0.5
     target_kl: PositiveFloat | None = None
     # network
+    arch: Literal["flat", "structured"] = Field(
+        "structured", description="flat: MLP+GRU; structured: + pair-scored exchanges, sign pointer, skips"
+    )
     hidden_size: PositiveInt = 256
     rnn_size: PositiveInt = 128
     central_critic: bool = False
@@ -71,6 +77,13 @@ class TrainConfig(BaseModel):
     pool_size: int = Field(5, ge=0, description="past snapshots kept as opponents")
     snapshot_every: PositiveInt = 10
     pool_prob: float = Field(0.5, ge=0, le=1, description="share of tables whose opponents are a snapshot")
+    bot_prob: float = Field(0.0, ge=0, le=1, description="share of tables whose opponents are scripted bots")
+    bot_opponents: tuple[str, ...] = Field(
+        ("honest", "decoy", "eavesdropper", "counter"), description="bots drawn (uniformly) for bot tables"
+    )
+    partner_bot_prob: float = Field(
+        0.0, ge=0, le=1, description="share of bot tables where the learner's partner is a bot too"
+    )
     # shaping (off in evaluation)
     quartet_bonus: float = Field(0.0, ge=0, description="reward per tick while the seat holds a quartet")
     collect_shaping: float = Field(0.0, ge=0, description="potential-based reward for collecting one value")
@@ -92,8 +105,22 @@ class TrainConfig(BaseModel):
             raise ValueError(f"env: {exc}") from None
         return env
 
+    @field_validator("bot_opponents")
+    @classmethod
+    def _known_bots(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        from quatro_env.quatro.bots import BOT_POLICIES
+
+        unknown = [name for name in names if name not in BOT_POLICIES]
+        if unknown or not names:
+            raise ValueError(f"unknown bot(s) {unknown or names}; choose among {sorted(BOT_POLICIES)}")
+        return names
+
     @model_validator(mode="after")
     def _check(self) -> TrainConfig:
+        if self.pool_prob + self.bot_prob > 1:
+            raise ValueError(
+                f"pool_prob + bot_prob: {self.pool_prob} + {self.bot_prob} > 1 (they are shares of the tables)"
+            )
         if self.num_envs % self.num_minibatches:
             raise ValueError(
                 f"num_minibatches: {self.num_minibatches} must divide num_envs={self.num_envs} "

@@ -12,6 +12,9 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from baselines.features import PAIR_DIM, ObsFeatures
+from quatro_env.quatro.actions import ActionCodec, ActionKind
+
 
 def _layer(inp: int, out: int, gain: float = 2**0.5) -> nn.Linear:
     layer = nn.Linear(inp, out)
@@ -81,3 +84,128 @@ class RecurrentActorCritic(nn.Module):
         dist, value = self.heads(memory[0], mask, state)
         action = dist.probs.argmax(-1) if greedy else dist.sample()
         return action, dist.log_prob(action), value, h
+
+
+class StructuredActorCritic(RecurrentActorCritic):
+    """The recurrent actor-critic with the game's structure built into its heads (``arch: structured``).
+
+    Same trunk (MLP → GRU, now also fed :class:`~baselines.features.ObsFeatures`' table features),
+    plus three inductive biases, each a shortcut to a fact the flat network had to discover:
+
+    * **exchanges** are scored by one small network shared by all 16 ``(hand slot, center slot)``
+      swaps, from count features of the given and the taken value and the memory — so learning
+      "give what I hold least, take what I collect" for one value holds for every value;
+    * **emojis**: the logit of showing emoji ``e`` gets learned, memory-dependent weights on "``e`` is
+      our sign" and "``e`` is what I show now" (a pointer), so "show the sign" is one weight, not 24;
+    * **calls and floor gestures** see the table features directly (a linear skip): "partner's
+      last pulse is our sign" → «Quatro» needs no memory at all.
+
+    ``unroll`` returns the GRU output with this tick's parsed features appended; ``heads`` splits them.
+    """
+
+    def __init__(
+        self,
+        obs_dim: int,
+        num_actions: int,
+        hidden: int = 256,
+        rnn: int = 128,
+        state_dim: int | None = None,
+        num_players: int = 4,
+    ) -> None:
+        feats = ObsFeatures(num_players)
+        super().__init__(obs_dim + feats.table_dim, num_actions, hidden, rnn, state_dim)
+        self.obs_dim = obs_dim
+        self.features = feats
+        codec = ActionCodec(num_players)
+        self.exchange = codec.ranges[ActionKind.EXCHANGE]
+        self.show = codec.ranges[ActionKind.SHOW_EMOJI]
+        self.context = 32
+        self.pair_context = _layer(rnn, self.context)
+        self.pair_scorer = nn.Sequential(
+            _layer(PAIR_DIM + self.context, 64), nn.ReLU(), _layer(64, 1, gain=0.1)
+        )
+        self.pointer = _layer(rnn + feats.table_dim, 2, gain=0.01)
+        self.skip = _layer(feats.table_dim, num_actions, gain=0.01)
+        self.critic = nn.Sequential(
+            _layer(rnn + feats.table_dim + (hidden if state_dim else 0), hidden),
+            nn.ReLU(),
+            _layer(hidden, 1, gain=1.0),
+        )
+        self._sign = feats.sign
+        self._emoji = feats.emoji
+
+    def _parse(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        table, pairs = self.features(obs)
+        o = obs.float()
+        pointers = torch.stack([o[:, self._sign], o[:, self._emoji]], dim=1)  # [B, 2, e]
+        return table, pairs, pointers
+
+    def unroll(
+        self, obs: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        steps, batch = obs.shape[:2]
+        flat = obs.reshape(steps * batch, -1)
+        table, pairs, pointers = self._parse(flat)
+        x = torch.cat([flat.float() * (1.0 / 255.0), table], dim=-1)
+        x = self.encoder(x).reshape(steps, batch, -1)
+        h, outs = h0, []
+        for t in range(steps):
+            h = h * (1.0 - done[t].float()).view(1, -1, 1)
+            out, h = self.gru(x[t].unsqueeze(0), h)
+            outs.append(out[0])
+        memory = torch.stack(outs).reshape(steps * batch, -1)
+        parsed = torch.cat([memory, table, pairs.flatten(1), pointers.flatten(1)], dim=-1)
+        return parsed.reshape(steps, batch, -1), h
+
+    def heads(
+        self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
+    ) -> tuple[Categorical, torch.Tensor]:
+        lead = memory.shape[:-1]
+        parsed = memory.reshape(-1, memory.shape[-1])
+        r, f = self.rnn_size, self.features.table_dim
+        mem, table = parsed[:, :r], parsed[:, r : r + f]
+        pairs = parsed[:, r + f : r + f + 16 * PAIR_DIM].reshape(-1, 16, PAIR_DIM)
+        pointers = parsed[:, r + f + 16 * PAIR_DIM :].reshape(parsed.shape[0], 2, -1)
+        logits = self.actor(mem) + self.skip(table)
+        ctx = self.pair_context(mem).unsqueeze(1).expand(-1, 16, -1)
+        pair_logits = self.pair_scorer(torch.cat([pairs, ctx], dim=-1)).squeeze(-1)
+        weights = self.pointer(torch.cat([mem, table], dim=-1))  # [B, 2]
+        emoji_logits = (weights.unsqueeze(-1) * pointers).sum(1)
+        # an exchange's logit: one shared "exchange now" logit + the pair score (no per-slot biases:
+        # slots carry no meaning, only their cards do)
+        ex = self.exchange
+        logits = torch.cat(
+            [
+                logits[:, : ex.start],
+                logits[:, ex.start : ex.start + 1] + pair_logits,
+                logits[:, ex.stop : self.show.start],
+                logits[:, self.show.start : self.show.stop] + emoji_logits,
+                logits[:, self.show.stop :],
+            ],
+            dim=-1,
+        )
+        logits = logits.reshape(*lead, -1).masked_fill(mask == 0, -1e9)
+        critic_in = torch.cat([mem, table], dim=-1)
+        if self.state_encoder is not None:
+            critic_in = torch.cat(
+                [critic_in, self.state_encoder(state.reshape(-1, state.shape[-1]).float() / 255.0)], -1
+            )
+        value = self.critic(critic_in).reshape(lead)
+        return Categorical(logits=logits), value
+
+
+def build_model(
+    arch: str,
+    obs_dim: int,
+    num_actions: int,
+    hidden: int,
+    rnn: int,
+    state_dim: int | None = None,
+    num_players: int = 4,
+) -> RecurrentActorCritic:
+    """The network named by a config's ``arch``: ``"flat"`` or ``"structured"``."""
+    if arch == "flat":
+        return RecurrentActorCritic(obs_dim, num_actions, hidden, rnn, state_dim)
+    if arch == "structured":
+        return StructuredActorCritic(obs_dim, num_actions, hidden, rnn, state_dim, num_players)
+    raise ValueError(f"arch: 'flat' or 'structured', got {arch!r}")

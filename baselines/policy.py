@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.networks import RecurrentActorCritic
+from baselines.networks import RecurrentActorCritic, build_model
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -47,8 +47,13 @@ def is_ppo_checkpoint(path: str | Path) -> bool:
 
 def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str, Any]]:
     payload = torch.load(resolve_checkpoint(name_or_path), map_location="cpu", weights_only=False)
-    model = RecurrentActorCritic(
-        payload["obs_dim"], payload["num_actions"], payload["hidden_size"], payload["rnn_size"]
+    model = build_model(
+        payload.get("arch", "flat"),
+        payload["obs_dim"],
+        payload["num_actions"],
+        payload["hidden_size"],
+        payload["rnn_size"],
+        num_players=payload["num_players"],
     )
     model.load_state_dict(
         {k: v for k, v in payload["model"].items() if not k.startswith("state_encoder")}, strict=False

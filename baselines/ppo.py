@@ -2,9 +2,11 @@
 
 CleanRL spirit: the whole algorithm is in this file, top to bottom — rollout, GAE, clipped
 objective with value clipping, entropy schedule, gradient clipping — with the network in
-``networks.py`` and the config in ``config.py``. Self-play: a share of the tables (``pool_prob``)
-puts a frozen past snapshot on every team but one learner team, so that signals must survive
-opponents that are not the learner itself; the other tables are pure self-play (every seat learns).
+``networks.py`` and the config in ``config.py``. Opponents: when a table starts an episode it
+draws who sits with the learner — a frozen past snapshot on every other team (``pool_prob``), or
+scripted bots (``bot_prob``, optionally the learner's partner too, ``partner_bot_prob``), or
+nobody (pure self-play, every seat learns). Signals must then survive eavesdroppers that are not
+the learner itself, and bot partners that call on the sign show the learner what a sign is for.
 
     quatro-train --config configs/ppo_4p.yaml                # train
     quatro-train --config configs/smoke.yaml num_envs=16     # key=value overrides
@@ -26,8 +28,11 @@ import numpy as np
 import torch
 
 from baselines.config import TrainConfig, load_config
-from baselines.networks import RecurrentActorCritic
+from baselines.networks import build_model
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.quatro.bots import BOT_POLICIES
+
+SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
 
 
 class PPOTrainer:
@@ -39,29 +44,38 @@ class PPOTrainer:
         np.random.seed(cfg.seed)
         if cfg.deterministic:
             torch.use_deterministic_algorithms(True)
-        self.device = torch.device(cfg.device)
+        self.device = torch.device(cfg.device)  # the network and the rollout buffers
+        self.env_device = torch.device(cfg.env_device or cfg.device)  # the tables (numba runs on the CPU)
         self.agent_steps, self.update, self.wall_seconds = 0, 0, 0.0
         self.env_cfg = cfg.env_config(0)
         self.engine = BatchedQuatroEngine(
-            cfg.num_envs, config=self.env_cfg, device=self.device, seed=cfg.seed
+            cfg.num_envs, config=self.env_cfg, device=self.env_device, seed=cfg.seed
         )
         self.n = self.engine.n
         self.slots = cfg.num_envs * self.n
         state_dim = self.n * self.engine.obs_dim if cfg.central_critic else None
-        self.model = RecurrentActorCritic(
-            self.engine.obs_dim, self.engine.num_actions, cfg.hidden_size, cfg.rnn_size, state_dim
+        self.model = build_model(
+            cfg.arch,
+            self.engine.obs_dim,
+            self.engine.num_actions,
+            cfg.hidden_size,
+            cfg.rnn_size,
+            state_dim,
+            self.n,
         ).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.opponent = copy.deepcopy(self.model).requires_grad_(False)
         self.pool: list[dict[str, torch.Tensor]] = []
         self.num_updates = max(1, cfg.total_agent_steps // (cfg.num_steps * self.slots))
-        result = self.engine.reset(cfg.seed)
-        self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
+        self.next_obs, self.next_mask = self._own(self.engine.reset(cfg.seed))
         self.next_done = torch.zeros(self.slots, dtype=torch.bool, device=self.device)
         self.h = self.model.initial_state(self.slots, self.device)
         self.h_opp = self.model.initial_state(self.slots, self.device)
-        self.vs_pool = torch.zeros(cfg.num_envs, dtype=torch.bool, device=self.device)
-        self.learner_team = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
+        self.mode = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
+        self.learner = torch.ones(cfg.num_envs, self.n, dtype=torch.bool, device=self.device)
+        self.bots: dict[tuple[int, int], Any] = {}  # (table, seat) -> scripted bot, on VS_BOTS tables
+        self.bot_returns: list[float] = []
+        self._assign_opponents(torch.arange(cfg.num_envs, device=self.device))
         self.running_return = torch.zeros(self.slots, device=self.device)
         self.potential = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
@@ -72,18 +86,43 @@ class PPOTrainer:
 
     # ------------------------------------------------------------------ self-play bookkeeping
     def _assign_opponents(self, tables: torch.Tensor) -> None:
-        """Tables that (re)start draw whether a pool snapshot plays their opponents, and the learner team."""
-        if not self.pool or self.cfg.pool_prob == 0:
-            self.vs_pool[tables] = False
-            return
-        k = int(tables.numel())
-        self.vs_pool[tables] = torch.rand(k, device=self.device) < self.cfg.pool_prob
-        self.learner_team[tables] = torch.randint(self.n // 2, (k,), device=self.device)
+        """Tables that (re)start an episode draw who sits with the learner, and which seats learn."""
+        cfg, n, k = self.cfg, self.n, int(tables.numel())
+        draw = torch.rand(k, device=self.device)
+        mode = torch.full((k,), SELF_PLAY, dtype=torch.long, device=self.device)
+        if self.pool:
+            mode[draw < cfg.pool_prob] = VS_POOL
+        mode[(draw >= cfg.pool_prob) & (draw < cfg.pool_prob + cfg.bot_prob)] = VS_BOTS
+        team = torch.randint(n // 2, (k,), device=self.device)
+        seat_team = torch.arange(n, device=self.device) % (n // 2)
+        learner = seat_team.unsqueeze(0) == team.unsqueeze(1)
+        partner_bot = (mode == VS_BOTS) & (torch.rand(k, device=self.device) < cfg.partner_bot_prob)
+        learner[partner_bot, :] = False  # one learner seat of the team; its partner is a bot
+        learner[partner_bot, team[partner_bot]] = True
+        learner[mode == SELF_PLAY] = True
+        self.mode[tables], self.learner[tables] = mode, learner
+        kinds = torch.randint(len(cfg.bot_opponents), (k,))
+        seeds = torch.randint(2**62, (k, n))
+        for i, b in enumerate(tables.tolist()):
+            for s in range(n):
+                self.bots.pop((b, s), None)
+                if int(mode[i]) == VS_BOTS and not bool(learner[i, s]):
+                    factory = BOT_POLICIES[cfg.bot_opponents[int(kinds[i])]]
+                    self.bots[(b, s)] = factory(n, seed=int(seeds[i, s]))
 
-    def _learn_slots(self) -> torch.Tensor:
-        team_of = torch.arange(self.n, device=self.device) % (self.n // 2)
-        mine = team_of.unsqueeze(0) == self.learner_team.unsqueeze(1)
-        return (~self.vs_pool.unsqueeze(1) | mine).reshape(-1)
+    def _bot_actions(self, action: torch.Tensor) -> torch.Tensor:
+        """Scripted bots play their seats (numpy observations, one bot object per seat: the slow path)."""
+        if not self.bots:
+            return action
+        keys = list(self.bots)
+        tables = torch.tensor([b for b, _ in keys])
+        seats = torch.tensor([s for _, s in keys])
+        obs = self.next_obs[tables, seats].cpu().numpy()
+        mask = self.next_mask[tables, seats].cpu().numpy()
+        chosen = [self.bots[key].act(o, m) for key, o, m in zip(keys, obs, mask)]
+        action = action.clone().view(self.cfg.num_envs, self.n)
+        action[tables, seats] = torch.tensor(chosen, device=self.device)
+        return action.view(-1)
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, torch.Tensor]:
@@ -101,34 +140,36 @@ class PPOTrainer:
         }
         buf["h0"] = self.h.clone()
         # behaviour statistics of this rollout: share of seat-ticks holding a quartet, seats paid
-        self.rollout_stats = {"quartet_share": 0.0, "points": 0.0}
+        self.rollout_stats = {"quartet_share": 0.0, "points": 0.0, "learner_best_count": 0.0}
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         for t in range(T):
             obs = self.next_obs.reshape(N, -1)
             mask = self.next_mask.reshape(N, -1)
             state = self._state(self.next_obs)
-            learn = self._learn_slots()
+            learn = self.learner.reshape(-1)
             action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
-            if bool(self.vs_pool.any()):
+            if bool((self.mode == VS_POOL).any()):
                 opp_action, _, _, self.h_opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
                 action = torch.where(learn, action, opp_action)
+            action = self._bot_actions(action)
             buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
 
-            result = self.engine.step(action.reshape(cfg.num_envs, n))
-            game_reward = result.rewards.reshape(N).float()
-            holders = self._quartet_holders()
-            potential = self._collect_potential()
-            self.rollout_stats["quartet_share"] += float(holders.mean()) / T
+            result = self.engine.step(action.reshape(cfg.num_envs, n).to(self.env_device))
+            game_reward = result.rewards.reshape(N).float().to(dev)
+            holders = self._quartet_holders().to(dev)
+            potential = self._collect_potential().to(dev)
+            self.rollout_stats["quartet_share"] += float(holders[learn].mean()) / T
+            self.rollout_stats["learner_best_count"] += 4 * float(potential[learn].mean()) / T
             self.rollout_stats["points"] += float((result.rewards > 0).sum())
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
             if cfg.collect_shaping:  # potential-based (Ng et al. 1999): leaves the optimal policy unchanged
                 reward = reward + cfg.collect_shaping * (cfg.gamma * potential - self.potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
-            done_tables = result.terminations | result.truncations
+            done_tables = (result.terminations | result.truncations).to(dev)
             buf["reward"][t] = reward
-            self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
+            self.next_obs, self.next_mask = self._own(result)
             self.next_done = done_tables.repeat_interleave(n)
             self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
@@ -143,6 +184,13 @@ class PPOTrainer:
             )
         buf["adv"], buf["ret"] = self._gae(buf, next_value)
         return buf
+
+    def _own(self, result) -> tuple[torch.Tensor, torch.Tensor]:
+        """Observations and masks copied to the network's device (the engine reuses its buffers)."""
+        obs, mask = result.observations.to(self.device), result.masks.to(self.device)
+        if obs.device == result.observations.device:  # .to() did not copy
+            obs, mask = obs.clone(), mask.clone()
+        return obs, mask
 
     def _state(self, obs: torch.Tensor) -> torch.Tensor | None:
         """Centralised critic input: the whole table's observations, for every seat of the table."""
@@ -171,8 +219,10 @@ class PPOTrainer:
         self.episodes += int(ended.sum())
         if bool(ended.any()):
             self.finished_returns = (self.finished_returns + self.running_return[ended].tolist())[-1000:]
-            vs_pool = self.vs_pool.repeat_interleave(self.n) & ended
+            mode = self.mode.repeat_interleave(self.n)
+            vs_pool, vs_bots = (mode == VS_POOL) & ended, (mode == VS_BOTS) & ended
             self.pool_returns = (self.pool_returns + self.running_return[vs_pool].tolist())[-1000:]
+            self.bot_returns = (self.bot_returns + self.running_return[vs_bots].tolist())[-1000:]
         self.running_return[self.next_done] = 0
 
     def _gae(
@@ -269,8 +319,10 @@ class PPOTrainer:
             "next_done": self.next_done,
             "h": self.h,
             "h_opp": self.h_opp,
-            "vs_pool": self.vs_pool,
-            "learner_team": self.learner_team,
+            "mode": self.mode,
+            "learner": self.learner,
+            "bots": self.bots,
+            "bot_returns": self.bot_returns,
             "running_return": self.running_return,
             "potential": self.potential,
             "agent_steps": self.agent_steps,
@@ -290,7 +342,7 @@ class PPOTrainer:
 
         self.env_cfg = QuatroConfig(**state["env_config"])
         if self.env_cfg != self.engine.config:
-            self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.device)
+            self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.env_device)
         for name, tensor in state["engine"].items():  # copy in place: keeps any aliasing between buffers
             current = getattr(self.engine, name, None)
             if isinstance(current, torch.Tensor) and current.shape == tensor.shape:
@@ -307,8 +359,8 @@ class PPOTrainer:
             "next_done",
             "h",
             "h_opp",
-            "vs_pool",
-            "learner_team",
+            "mode",
+            "learner",
             "running_return",
             "potential",
         ):
@@ -317,6 +369,7 @@ class PPOTrainer:
         self.wall_seconds, self.history = state["wall_seconds"], state["history"]
         self.finished_returns = state["finished_returns"]
         self.pool_returns = state["pool_returns"]
+        self.bots, self.bot_returns = state["bots"], state["bot_returns"]
         self.episodes = state["episodes"]
         torch.set_rng_state(state["torch_rng"])
         np.random.set_state(state["numpy_rng"])
@@ -334,6 +387,7 @@ class PPOTrainer:
                 "model": self.model.state_dict(),
                 "obs_dim": self.engine.obs_dim,
                 "num_actions": self.engine.num_actions,
+                "arch": self.cfg.arch,
                 "hidden_size": self.cfg.hidden_size,
                 "rnn_size": self.cfg.rnn_size,
                 "num_players": self.n,
@@ -353,11 +407,11 @@ class PPOTrainer:
         if wanted != self.env_cfg:  # a curriculum stage ended: new tables with the next stage's rules
             self.env_cfg = wanted
             self.engine = BatchedQuatroEngine(
-                self.cfg.num_envs, config=wanted, device=self.device, seed=self.cfg.seed + self.update
+                self.cfg.num_envs, config=wanted, device=self.env_device, seed=self.cfg.seed + self.update
             )
-            result = self.engine.reset(self.cfg.seed + self.update)
-            self.next_obs, self.next_mask = result.observations.clone(), result.masks.clone()
+            self.next_obs, self.next_mask = self._own(self.engine.reset(self.cfg.seed + self.update))
             self.next_done.fill_(True)
+            self._assign_opponents(torch.arange(self.cfg.num_envs, device=self.device))
 
     def train(self, updates: int | None = None, command: str = "") -> list[dict[str, float]]:
         """Run ``updates`` PPO updates (default: to the configured total); Ctrl-C saves and stops."""
@@ -388,13 +442,16 @@ class PPOTrainer:
                     self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
                     self.pool = self.pool[-cfg.pool_size :]
                 recent, recent_pool = self.finished_returns[-200:], self.pool_returns[-200:]
+                recent_bots = self.bot_returns[-200:]
                 row = {
                     "update": self.update,
                     "agent_steps": self.agent_steps,
                     "steps_per_s": cfg.num_steps * self.slots / elapsed,
                     "episode_return": float(np.mean(recent)) if recent else float("nan"),
                     "return_vs_pool": float(np.mean(recent_pool)) if recent_pool else float("nan"),
+                    "return_vs_bots": float(np.mean(recent_bots)) if recent_bots else float("nan"),
                     "quartet_share": self.rollout_stats["quartet_share"],
+                    "best_count": self.rollout_stats["learner_best_count"],
                     "paid_seats_per_1k_ticks": 1000
                     * self.rollout_stats["points"]
                     / (cfg.num_steps * cfg.num_envs),
@@ -406,6 +463,8 @@ class PPOTrainer:
                 if bar is not None:
                     bar.update(cfg.num_steps * self.slots)
                     bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ret=f"{row['episode_return']:.2f}")
+                if cfg.eval_every and self.update % cfg.eval_every == 0:
+                    self._log(self.evaluate(command), writer, prefix="eval")
                 if self.update % cfg.checkpoint_every == 0:
                     self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt")
                     self.save(self.run_dir / "latest.pt")
@@ -423,6 +482,31 @@ class PPOTrainer:
         self.export_policy(self.run_dir / "policy.pt", command)
         return self.history
 
+    def evaluate(self, command: str = "") -> dict[str, float]:
+        """Play the current policy against each of ``eval_bots`` through the harness, on the game's
+        own rules and rewards (no shaping, no curriculum); logged to ``eval.csv`` and TensorBoard."""
+        from quatro_env.eval.harness import evaluate
+
+        path = self.run_dir / "policy.pt"
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.export_policy(path, command)
+        row: dict[str, float] = {"update": self.update, "agent_steps": self.agent_steps}
+        env = self.cfg.env_config(evaluation=True).model_dump()
+        for bot in self.cfg.eval_bots:
+            report = evaluate(
+                [str(path), bot],
+                matches=self.cfg.eval_matches,
+                config=env,
+                seed=self.update,
+                probe_matches=0,
+                workers=1,
+                progress=False,
+            )
+            team = report["lineups"][0]["teams"][0]
+            row[f"win_rate_vs_{bot}"] = team["win_rate"]
+            row[f"points_per_round_vs_{bot}"] = team["points_per_round"] or 0.0
+        return row
+
     def _writer(self):
         if not self.cfg.tensorboard:
             return None
@@ -435,10 +519,10 @@ class PPOTrainer:
             ) from exc
         return SummaryWriter(str(self.run_dir))
 
-    def _log(self, row: dict[str, float], writer) -> None:
+    def _log(self, row: dict[str, float], writer, prefix: str = "train") -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        path = self.run_dir / "progress.csv"
-        new = not path.exists() or row["update"] == 1
+        path = self.run_dir / ("progress.csv" if prefix == "train" else f"{prefix}.csv")
+        new = not path.exists() or (prefix == "train" and row["update"] == 1)
         with path.open("w" if new else "a", newline="") as f:
             out = csv.DictWriter(f, fieldnames=list(row))
             if new:
@@ -447,7 +531,7 @@ class PPOTrainer:
         if writer is not None:
             for key, value in row.items():
                 if key != "update":
-                    writer.add_scalar(f"train/{key}", value, row["agent_steps"])
+                    writer.add_scalar(f"{prefix}/{key}", value, row["agent_steps"])
 
 
 def main(argv: list[str] | None = None) -> None:
