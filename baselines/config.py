@@ -119,7 +119,7 @@ class TrainConfig(BaseModel):
     def _check(self) -> TrainConfig:
         if self.pool_prob + self.bot_prob > 1:
             raise ValueError(
-                f"pool_prob + bot_prob: {self.pool_prob} + {self.bot_prob} > 1 (they are shares of the tables)"
+                f"pool_prob + bot_prob: {self.pool_prob} + {self.bot_prob} > 1 (shares of the tables)"
             )
         if self.num_envs % self.num_minibatches:
             raise ValueError(

@@ -119,7 +119,7 @@ class PPOTrainer:
         seats = torch.tensor([s for _, s in keys])
         obs = self.next_obs[tables, seats].cpu().numpy()
         mask = self.next_mask[tables, seats].cpu().numpy()
-        chosen = [self.bots[key].act(o, m) for key, o, m in zip(keys, obs, mask)]
+        chosen = [self.bots[key].act(o, m) for key, o, m in zip(keys, obs, mask, strict=True)]
         action = action.clone().view(self.cfg.num_envs, self.n)
         action[tables, seats] = torch.tensor(chosen, device=self.device)
         return action.view(-1)
