@@ -1,0 +1,162 @@
+"""The structured network's parsed features and heads, and the scripted-bot tables of the trainer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from baselines.config import TrainConfig, load_config
+from baselines.features import PAIR_DIM, ObsFeatures
+from baselines.networks import StructuredActorCritic, build_model
+from baselines.ppo import VS_BOTS, PPOTrainer
+from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.quatro.actions import ActionCodec, ActionKind
+from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.encoding import ObservationEncoder
+
+SMOKE = "configs/smoke.yaml"
+
+
+def _played_engine(n: int, ticks: int = 30) -> BatchedQuatroEngine:
+    """Tables a few random legal ticks into play, so hands and center are dealt and mixed."""
+    engine = BatchedQuatroEngine(16, config=QuatroConfig(num_players=n, sign_phase_seconds=1), seed=3)
+    result = engine.reset(3)
+    gen = torch.Generator().manual_seed(0)
+    codec = ActionCodec(n)
+    calls = [codec.encode(ActionKind.QUATRO), *codec.ranges[ActionKind.CONTRA]]
+    for _ in range(ticks):
+        mask = result.masks.clone().float()
+        mask[..., calls] = 0  # no calls: keep every table in play
+        mask[..., 0] = torch.maximum(mask[..., 0], (mask.sum(-1) == 0).float())
+        result = engine.step(
+            torch.multinomial(mask.reshape(-1, mask.shape[-1]), 1, generator=gen).view(16, n)
+        )
+    return engine, result
+
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_pair_features_count_the_given_and_taken_values(n):
+    """Row 4h + c describes exchange(h, c) by my counts of the given and the taken value (Q12)."""
+    engine, result = _played_engine(n)
+    feats = ObsFeatures(n)
+    table, pairs = feats(result.observations.reshape(16 * n, -1))
+    v = feats.v
+    hands = (engine.hands.long() // 4).reshape(16 * n, 4).numpy()
+    center = (engine.center.long() // 4).repeat_interleave(n, 0).numpy()
+    playing = (engine.phase == 1).repeat_interleave(n).numpy()
+    assert playing.all()
+    for i in range(16 * n):
+        counts = np.bincount(hands[i], minlength=v)
+        seen = np.bincount(center[i], minlength=v)
+        assert np.allclose(table[i, :v].numpy() * 4, counts)
+        assert np.allclose(table[i, v : 2 * v].numpy() * 4, seen)
+        for h in range(4):
+            for c in range(4):
+                row = pairs[i, 4 * h + c].numpy()
+                assert row.shape == (PAIR_DIM,)
+                assert row[0:5].argmax() == counts[hands[i, h]]
+                assert row[5:10].argmax() == seen[hands[i, h]]
+                assert row[10:15].argmax() == counts[center[i, c]]
+                assert row[15:20].argmax() == seen[center[i, c]]
+                assert row[20] == (hands[i, h] == center[i, c])
+
+
+def test_sign_features_read_the_partners_pulse():
+    """'Last pulse of seat r is our sign' is the dot product of two one-hot blocks of my own view."""
+    feats = ObsFeatures(4)
+    obs = torch.zeros(1, ObservationEncoder(4).obs_dim, dtype=torch.uint8)
+    sign = 5
+    obs[0, feats.sign[sign]] = 1
+    obs[0, feats.pulse[2, sign]] = 1  # partner (relative seat 2) pulsed our sign
+    obs[0, feats.pulse[1, sign + 1]] = 1  # an opponent pulsed another emoji
+    obs[0, feats.pulse_age] = torch.tensor([255, 0, 0, 255], dtype=torch.uint8)
+    table, _ = feats(obs)
+    n = 4
+    is_sign = table[0, -2 * n : -n]
+    fresh_sign = table[0, -n:]
+    assert is_sign.tolist() == [0, 0, 1, 0]
+    assert fresh_sign.tolist() == [0, 0, 1, 0]
+
+
+def test_exchange_logits_have_no_per_slot_bias():
+    """Slots carry no meaning: with identical pair rows, all 16 exchanges get the same logit."""
+    model = StructuredActorCritic(467, 74, hidden=32, rnn=16, num_players=4)
+    for p in model.parameters():
+        torch.nn.init.normal_(p)  # any weights at all
+    r, f = model.rnn_size, model.features.table_dim
+    memory = torch.randn(3, r)
+    table = torch.rand(3, f)
+    pair_row = torch.rand(3, 1, PAIR_DIM)
+    pointers = torch.rand(3, 2, 24)
+    parsed = torch.cat([memory, table, pair_row.expand(-1, 16, -1).flatten(1), pointers.flatten(1)], dim=-1)
+    dist, _ = model.heads(parsed, torch.ones(3, 74, dtype=torch.int8))
+    ex = dist.logits[:, 1:17]
+    assert torch.allclose(ex, ex[:, :1].expand_as(ex), atol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["flat", "structured"])
+def test_both_architectures_never_sample_illegal_actions(arch, tmp_path):
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", f"arch={arch}", "bot_prob=0.5"])
+    trainer = PPOTrainer(cfg)
+    buf = trainer.rollout()
+    chosen = buf["mask"].gather(-1, buf["action"].unsqueeze(-1)).squeeze(-1)
+    assert bool((chosen == 1).all())
+    assert isinstance(trainer.model, StructuredActorCritic) == (arch == "structured")
+
+
+def test_bot_tables_train_only_the_learner_seat(tmp_path):
+    """bot_prob=1, partner_bot_prob=1: one learner seat per table, three scripted bots that act."""
+    cfg = load_config(
+        SMOKE,
+        [f"out_dir={tmp_path}", "pool_prob=0", "bot_prob=1", "partner_bot_prob=1", "bot_opponents=[honest]"],
+    )
+    trainer = PPOTrainer(cfg)
+    assert bool((trainer.mode == VS_BOTS).all())
+    assert trainer.learner.sum(1).tolist() == [1] * cfg.num_envs
+    assert len(trainer.bots) == 3 * cfg.num_envs
+    buf = trainer.rollout()
+    learn = buf["learn"].view(cfg.num_steps, cfg.num_envs, 4)
+    assert bool((learn.sum(-1) == 1).all())
+    bot_actions = buf["action"].view(cfg.num_steps, cfg.num_envs, 4)[~learn]
+    assert bool((bot_actions > 0).any()), "bots play (ready, sign, exchanges), they are not idle"
+    chosen = buf["mask"].gather(-1, buf["action"].unsqueeze(-1)).squeeze(-1)
+    assert bool((chosen == 1).all())
+
+
+def test_resume_is_exact_with_bots_and_pool(tmp_path):
+    """The scripted bots' state (knowledge, RNG) is part of the checkpoint."""
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "total_agent_steps=8192", "bot_prob=0.5"])
+    straight = PPOTrainer(cfg)
+    straight.train(updates=4)
+    first = PPOTrainer(cfg)
+    first.train(updates=2)
+    first.save(tmp_path / "mid.pt")
+    resumed = PPOTrainer(cfg)
+    resumed.load_state_dict(torch.load(tmp_path / "mid.pt", weights_only=False))
+    resumed.train(updates=2)
+    for (name, a), (_, b) in zip(
+        straight.model.state_dict().items(), resumed.model.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+
+
+def test_opponent_config_errors_name_the_field():
+    base = {"env": {"num_players": 4}, "num_envs": 8, "num_minibatches": 2}
+    with pytest.raises(ValueError, match="pool_prob \\+ bot_prob"):
+        TrainConfig(**base, pool_prob=0.6, bot_prob=0.6)
+    with pytest.raises(ValueError, match="honnest"):
+        TrainConfig(**base, bot_opponents=["honnest"])
+    with pytest.raises(ValueError, match="arch"):
+        TrainConfig(**base, arch="transformer")
+    with pytest.raises(ValueError, match="arch"):
+        build_model("transformer", 10, 5, 8, 8)
+
+
+def test_periodic_evaluation_goes_through_the_harness(tmp_path):
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "eval_every=2", "eval_bots=[random, honest]"])
+    PPOTrainer(cfg).train(updates=2)
+    rows = (tmp_path / "smoke" / "eval.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    assert "win_rate_vs_random" in header and "win_rate_vs_honest" in header
+    assert len(rows) == 2
