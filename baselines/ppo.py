@@ -30,6 +30,7 @@ import torch
 from baselines.config import TrainConfig, load_config
 from baselines.networks import build_model
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.bots import BOT_POLICIES
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
@@ -52,6 +53,12 @@ class PPOTrainer:
             cfg.num_envs, config=self.env_cfg, device=self.env_device, seed=cfg.seed
         )
         self.n = self.engine.n
+        codec = ActionCodec(self.n)
+        self.a_quatro = codec.encode(ActionKind.QUATRO)
+        self.a_contra, self.a_contra_last = (
+            codec.ranges[ActionKind.CONTRA][0],
+            codec.ranges[ActionKind.CONTRA][-1],
+        )
         self.slots = cfg.num_envs * self.n
         state_dim = self.n * self.engine.obs_dim if cfg.central_critic else None
         self.model = build_model(
@@ -141,6 +148,7 @@ class PPOTrainer:
         buf["h0"] = self.h.clone()
         # behaviour statistics of this rollout: share of seat-ticks holding a quartet, seats paid
         self.rollout_stats = {"quartet_share": 0.0, "points": 0.0, "learner_best_count": 0.0}
+        calls = {"quatro": 0, "quatro_paid": 0, "contra": 0, "contra_paid": 0}
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         for t in range(T):
@@ -163,6 +171,10 @@ class PPOTrainer:
             self.rollout_stats["quartet_share"] += float(holders[learn].mean()) / T
             self.rollout_stats["learner_best_count"] += 4 * float(potential[learn].mean()) / T
             self.rollout_stats["points"] += float((result.rewards > 0).sum())
+            for kind, chosen in (("quatro", action == self.a_quatro), ("contra", action >= self.a_contra)):
+                chosen = chosen & (action <= self.a_contra_last) & learn
+                calls[kind] += int(chosen.sum())
+                calls[f"{kind}_paid"] += int((chosen & (game_reward > 0)).sum())
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
             if cfg.collect_shaping:  # potential-based (Ng et al. 1999): leaves the optimal policy unchanged
                 reward = reward + cfg.collect_shaping * (cfg.gamma * potential - self.potential)
@@ -175,6 +187,12 @@ class PPOTrainer:
             if bool(done_tables.any()):
                 self._assign_opponents(done_tables.nonzero().squeeze(1))
         self.agent_steps += T * N
+        for kind in ("quatro", "contra"):  # learner calls per 1k learner seat-ticks, and the share paid
+            seat_ticks = max(1.0, float(buf["learn"].sum()))
+            self.rollout_stats[f"{kind}_calls_per_1k"] = 1000 * calls[kind] / seat_ticks
+            self.rollout_stats[f"{kind}_paid_share"] = (
+                calls[f"{kind}_paid"] / calls[kind] if calls[kind] else float("nan")
+            )
         with torch.no_grad():
             memory, _ = self.model.unroll(
                 self.next_obs.reshape(1, N, -1), self.next_done.unsqueeze(0), self.h
@@ -452,6 +470,11 @@ class PPOTrainer:
                     "return_vs_bots": float(np.mean(recent_bots)) if recent_bots else float("nan"),
                     "quartet_share": self.rollout_stats["quartet_share"],
                     "best_count": self.rollout_stats["learner_best_count"],
+                    **{
+                        k: v
+                        for k, v in self.rollout_stats.items()
+                        if k.endswith(("_per_1k", "_share")) and k != "quartet_share"
+                    },
                     "paid_seats_per_1k_ticks": 1000
                     * self.rollout_stats["points"]
                     / (cfg.num_steps * cfg.num_envs),

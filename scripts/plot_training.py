@@ -1,6 +1,6 @@
-"""Learning curves of a ``quatro-train`` run, from its ``progress.csv``, as one PNG.
+"""Learning curves of ``quatro-train`` runs, from their ``progress.csv`` files (seeds overlaid), as one PNG.
 
-python scripts/plot_training.py runs/ppo_4p/progress.csv docs/results/ppo_4p_learning.png
+python scripts/plot_training.py runs/ppo_4p_seed*/progress.csv --out docs/results/ppo_4p_learning.png
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import csv
 from pathlib import Path
 
 PANELS = (
+    ("return_vs_bots", "game return vs scripted bots"),
     ("return_vs_pool", "game return vs pool snapshots"),
-    ("quartet_share", "share of seat-ticks holding a quartet"),
+    ("best_count", "learner: cards of its best value (mean)"),
+    ("quartet_share", "learner: share of seat-ticks holding a quartet"),
     ("paid_seats_per_1k_ticks", "seats paid per 1k table-ticks"),
     ("entropy", "policy entropy"),
     ("v_loss", "value loss"),
@@ -19,10 +21,20 @@ PANELS = (
 )
 
 
+def _smooth(values: list[float], window: int) -> list[float]:
+    """Trailing rolling mean that skips NaN (a panel's value is NaN until its first episode ends)."""
+    out = []
+    for i in range(len(values)):
+        recent = [v for v in values[max(0, i - window + 1) : i + 1] if v == v]
+        out.append(sum(recent) / len(recent) if recent else float("nan"))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("progress", type=Path)
-    parser.add_argument("out", type=Path)
+    parser.add_argument("progress", type=Path, nargs="+")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--smooth", type=int, default=5, help="rolling-mean window, in updates")
     args = parser.parse_args(argv)
 
     import matplotlib
@@ -30,19 +42,26 @@ def main(argv: list[str] | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with args.progress.open() as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        raise SystemExit(f"{args.progress}: no rows")
-    steps = [int(r["agent_steps"]) / 1e6 for r in rows]
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
-    for ax, (key, title) in zip(axes.flat, PANELS, strict=True):
-        if key in rows[0]:
-            ax.plot(steps, [float(r[key]) for r in rows], lw=1)
-        ax.set_title(title, fontsize=10)
+    fig, axes = plt.subplots(2, 4, figsize=(17, 6.5))
+    total = []
+    for path in args.progress:
+        with path.open() as f:
+            rows = list(csv.DictReader(f))
+        if not rows:
+            raise SystemExit(f"{path}: no rows")
+        steps = [int(r["agent_steps"]) / 1e6 for r in rows]
+        total.append(f"{path.parent.name} {steps[-1]:.1f}M")
+        for ax, (key, title) in zip(axes.flat, PANELS, strict=True):
+            if key in rows[0]:
+                ax.plot(
+                    steps, _smooth([float(r[key]) for r in rows], args.smooth), lw=1, label=path.parent.name
+                )
+            ax.set_title(title, fontsize=10)
+    for ax in axes.flat:
         ax.set_xlabel("agent-steps (millions)")
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{args.progress.parent.name}: {len(rows)} updates, {steps[-1]:.1f}M agent-steps")
+    axes.flat[0].legend(fontsize=8)
+    fig.suptitle("; ".join(total) + f" (rolling mean of {args.smooth} updates)")
     fig.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=110)

@@ -46,3 +46,25 @@ def test_harness_and_errors_know_the_shipped_name():
     with pytest.raises(ValueError, match="not a file"):
         resolve_checkpoint("no_such_policy")
     assert np.isfinite(PPOPolicy(4, 0).act(np.zeros(467, np.uint8), np.eye(74, dtype=np.int8)[0]))
+
+
+def test_ship_checkpoint_reads_provenance_from_the_file(tmp_path, monkeypatch):
+    """The shipped numbers come from the checkpoint itself, never typed in."""
+    import importlib.util
+
+    import torch
+
+    from baselines.config import load_config
+    from baselines.ppo import PPOTrainer
+
+    spec = importlib.util.spec_from_file_location("ship", "scripts/ship_checkpoint.py")
+    ship = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ship)
+    monkeypatch.setattr(ship, "CHECKPOINT_DIR", tmp_path / "checkpoints")
+    trainer = PPOTrainer(load_config("configs/smoke.yaml", [f"out_dir={tmp_path}", "eval_every=100"]))
+    trainer.train(updates=2, command="quatro-train --config configs/smoke.yaml")
+    ship.main([str(tmp_path / "smoke" / "policy.pt"), "tiny", "--stopped", "test"])
+    meta = json.loads((tmp_path / "checkpoints" / "tiny.json").read_text())
+    assert meta["agent_steps"] == trainer.agent_steps == 2 * 16 * 32 * 4
+    assert meta["updates"] == 2 and meta["command"] == "quatro-train --config configs/smoke.yaml"
+    assert torch.load(tmp_path / "checkpoints" / "tiny.pt", weights_only=False)["arch"] == "structured"
