@@ -26,11 +26,15 @@ from quatro_env.quatro.config import QuatroConfig
 
 
 class Stage(BaseModel):
-    """A curriculum stage: env overrides in force until ``until_agent_steps``."""
+    """A curriculum stage, in force until ``until_agent_steps``: env overrides (e.g. shorter rounds)
+    and/or another opponent mix (e.g. bot partners first, so that listening is learned early)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     until_agent_steps: PositiveInt
     env: dict[str, Any] = Field(default_factory=dict)
+    pool_prob: float | None = Field(None, ge=0, le=1)
+    bot_prob: float | None = Field(None, ge=0, le=1)
+    partner_bot_prob: float | None = Field(None, ge=0, le=1)
 
 
 class TrainConfig(BaseModel):
@@ -136,17 +140,28 @@ class TrainConfig(BaseModel):
                 raise ValueError(f"curriculum: {exc}") from None
             if "num_players" in stage.env:
                 raise ValueError("curriculum: a stage cannot change num_players")
+            pool, bots, _ = self.opponent_mix(stage.until_agent_steps - 1)
+            if pool + bots > 1:
+                raise ValueError(f"curriculum: pool_prob + bot_prob = {pool} + {bots} > 1 in a stage")
         return self
+
+    def _stage(self, agent_steps: int) -> Stage | None:
+        return next((s for s in self.curriculum if agent_steps < s.until_agent_steps), None)
+
+    def opponent_mix(self, agent_steps: int = 0) -> tuple[float, float, float]:
+        """(pool_prob, bot_prob, partner_bot_prob) at this point of training (curriculum stages apply)."""
+        stage = self._stage(agent_steps)
+        mix = [self.pool_prob, self.bot_prob, self.partner_bot_prob]
+        if stage is not None:
+            for i, name in enumerate(("pool_prob", "bot_prob", "partner_bot_prob")):
+                if getattr(stage, name) is not None:
+                    mix[i] = getattr(stage, name)
+        return mix[0], mix[1], mix[2]
 
     def env_config(self, agent_steps: int = 0, evaluation: bool = False) -> QuatroConfig:
         """The table's rules at this point of training (curriculum stages apply; never in evaluation)."""
-        overrides: dict[str, Any] = {}
-        if not evaluation:
-            for stage in self.curriculum:
-                if agent_steps < stage.until_agent_steps:
-                    overrides = stage.env
-                    break
-        return QuatroConfig(**{**self.env, **overrides})
+        stage = None if evaluation else self._stage(agent_steps)
+        return QuatroConfig(**{**self.env, **(stage.env if stage else {})})
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:

@@ -95,15 +95,16 @@ class PPOTrainer:
     def _assign_opponents(self, tables: torch.Tensor) -> None:
         """Tables that (re)start an episode draw who sits with the learner, and which seats learn."""
         cfg, n, k = self.cfg, self.n, int(tables.numel())
+        pool_prob, bot_prob, partner_bot_prob = cfg.opponent_mix(self.agent_steps)
         draw = torch.rand(k, device=self.device)
         mode = torch.full((k,), SELF_PLAY, dtype=torch.long, device=self.device)
         if self.pool:
-            mode[draw < cfg.pool_prob] = VS_POOL
-        mode[(draw >= cfg.pool_prob) & (draw < cfg.pool_prob + cfg.bot_prob)] = VS_BOTS
+            mode[draw < pool_prob] = VS_POOL
+        mode[(draw >= pool_prob) & (draw < pool_prob + bot_prob)] = VS_BOTS
         team = torch.randint(n // 2, (k,), device=self.device)
         seat_team = torch.arange(n, device=self.device) % (n // 2)
         learner = seat_team.unsqueeze(0) == team.unsqueeze(1)
-        partner_bot = (mode == VS_BOTS) & (torch.rand(k, device=self.device) < cfg.partner_bot_prob)
+        partner_bot = (mode == VS_BOTS) & (torch.rand(k, device=self.device) < partner_bot_prob)
         learner[partner_bot, :] = False  # one learner seat of the team; its partner is a bot
         learner[partner_bot, team[partner_bot]] = True
         learner[mode == SELF_PLAY] = True
@@ -517,7 +518,7 @@ class PPOTrainer:
         env = self.cfg.env_config(evaluation=True).model_dump()
         for bot in self.cfg.eval_bots:
             report = evaluate(
-                [str(path), bot],
+                [str(path)] + [bot] * (self.n // 2 - 1),
                 matches=self.cfg.eval_matches,
                 config=env,
                 seed=self.update,

@@ -97,10 +97,25 @@ def test_overrides_are_nested_and_typed():
         parse_overrides(["nonsense"])
 
 
-@pytest.mark.parametrize("name", ["smoke", "ppo_4p", "ppo_6p", "ppo_8p"])
+@pytest.mark.parametrize("name", ["smoke", "ppo_4p", "ppo_4p_mixed", "ppo_6p", "ppo_8p"])
 def test_shipped_configs_validate(name):
     cfg = load_config(f"configs/{name}.yaml")
-    assert cfg.env_config().num_players == {"smoke": 4, "ppo_4p": 4, "ppo_6p": 6, "ppo_8p": 8}[name]
+    assert cfg.env_config().num_players == int(name[4]) if name != "smoke" else 4
+
+
+def test_curriculum_stage_changes_the_opponent_mix_then_hands_back():
+    """ppo_4p's stage 1 seats a bot partner at most tables; afterwards the config's own mix applies."""
+    cfg = load_config("configs/ppo_4p.yaml")
+    end = cfg.curriculum[0].until_agent_steps
+    assert cfg.opponent_mix(0) == (0.1, 0.8, 1.0)
+    assert cfg.opponent_mix(end) == (cfg.pool_prob, cfg.bot_prob, cfg.partner_bot_prob)
+    with pytest.raises(ValueError, match="pool_prob \\+ bot_prob"):
+        TrainConfig(
+            env={"num_players": 4},
+            num_envs=8,
+            num_minibatches=2,
+            curriculum=[{"until_agent_steps": 10, "pool_prob": 0.7, "bot_prob": 0.7}],
+        )
 
 
 def test_curriculum_stages_apply_in_training_only():
