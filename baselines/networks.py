@@ -53,8 +53,14 @@ class RecurrentActorCritic(nn.Module):
         """Run the GRU over ``[T, N, ...]`` observations; ``done[t]`` resets the memory before step t."""
         steps, batch = obs.shape[:2]
         x = self._features(obs.reshape(steps * batch, -1)).reshape(steps, batch, -1)
+        return self._recur(x, done, h0)
+
+    def _recur(
+        self, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The GRU over ``[T, N, hidden]`` encoded ticks, its memory cleared where an episode starts."""
         h, outs = h0, []
-        for t in range(steps):
+        for t in range(x.shape[0]):
             h = h * (1.0 - done[t].float()).view(1, -1, 1)
             out, h = self.gru(x[t].unsqueeze(0), h)
             outs.append(out[0])
@@ -147,13 +153,8 @@ class StructuredActorCritic(RecurrentActorCritic):
         flat = obs.reshape(steps * batch, -1)
         table, pairs, pointers = self._parse(flat)
         x = torch.cat([flat.float() * (1.0 / 255.0), table], dim=-1)
-        x = self.encoder(x).reshape(steps, batch, -1)
-        h, outs = h0, []
-        for t in range(steps):
-            h = h * (1.0 - done[t].float()).view(1, -1, 1)
-            out, h = self.gru(x[t].unsqueeze(0), h)
-            outs.append(out[0])
-        memory = torch.stack(outs).reshape(steps * batch, -1)
+        memory, h = self._recur(self.encoder(x).reshape(steps, batch, -1), done, h0)
+        memory = memory.reshape(steps * batch, -1)
         parsed = torch.cat([memory, table, pairs.flatten(1), pointers.flatten(1)], dim=-1)
         return parsed.reshape(steps, batch, -1), h
 
