@@ -16,7 +16,7 @@ PANELS = (
     ("quartet_share", "learner: share of seat-ticks holding a quartet"),
     ("paid_seats_per_1k_ticks", "seats paid per 1k table-ticks"),
     ("entropy", "policy entropy"),
-    ("v_loss", "value loss"),
+    ("quatro_paid_share", "learner «Quatro» calls: share that scored"),
     ("steps_per_s", "agent-steps/s (rollout + update)"),
 )
 
