@@ -22,6 +22,15 @@ def _teams(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [t for t in report["summary"] if "win_rate" in t]
 
 
+def _save(plt, fig, path: str | Path) -> Path:
+    """Lay out, write at the reports' resolution, and free the figure."""
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def win_rate_bars(report: dict[str, Any], path: str | Path) -> Path:
     plt = _plt()
     teams = _teams(report)
@@ -36,11 +45,7 @@ def win_rate_bars(report: dict[str, Any], path: str | Path) -> Path:
     ax.set_ylabel("match win rate (95% Wilson CI)")
     title = "win rate" if report["kind"] == "evaluate" else "win rate, pooled over opponents"
     ax.set_title(title)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def cross_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
@@ -63,11 +68,7 @@ def cross_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
                 ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
     fig.colorbar(im, ax=ax, label="row's match win rate")
     ax.set_title("cross-play")
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def secrecy_roc(report: dict[str, Any], path: str | Path) -> Path:
@@ -96,11 +97,7 @@ def secrecy_roc(report: dict[str, Any], path: str | Path) -> Path:
         fontsize=9,
     )
     ax.legend(fontsize=6.5, loc="lower right")
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -> list[Path]:
