@@ -35,6 +35,27 @@ class Stage(BaseModel):
     pool_prob: float | None = Field(None, ge=0, le=1)
     bot_prob: float | None = Field(None, ge=0, le=1)
     partner_bot_prob: float | None = Field(None, ge=0, le=1)
+    bot_opponents: tuple[str, ...] | None = None
+    bot_partners: tuple[str, ...] | None = None
+
+    @field_validator("bot_opponents")
+    @classmethod
+    def _known_opponents(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if names is None else _known_bots(names, "bot_opponents")
+
+    @field_validator("bot_partners")
+    @classmethod
+    def _known_partners(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if names is None else _known_bots(names, "bot_partners")
+
+
+def _known_bots(names: tuple[str, ...], field: str) -> tuple[str, ...]:
+    from quatro_env.quatro.bots import BOT_POLICIES
+
+    unknown = [name for name in names if name not in BOT_POLICIES]
+    if unknown or not names:
+        raise ValueError(f"{field}: unknown bot(s) {unknown or names}; choose among {sorted(BOT_POLICIES)}")
+    return names
 
 
 class TrainConfig(BaseModel):
@@ -88,9 +109,17 @@ class TrainConfig(BaseModel):
     partner_bot_prob: float = Field(
         0.0, ge=0, le=1, description="share of bot tables where the learner's partner is a bot too"
     )
+    bot_partners: tuple[str, ...] | None = Field(
+        None, description="bots drawn (uniformly) to partner a learner; None: the opponents' kind"
+    )
     # shaping (off in evaluation)
     quartet_bonus: float = Field(0.0, ge=0, description="reward per tick while the seat holds a quartet")
     collect_shaping: float = Field(0.0, ge=0, description="potential-based reward for collecting one value")
+    shaping_at_round_end: Literal["zero", "keep"] = Field(
+        "zero",
+        description="zero: Φ = 0 once the round ends (potential-based); keep: the end of a round takes "
+        "no shaping back, so a call's point is not cancelled by the holder's loss of Φ",
+    )
     # logging, evaluation and checkpoints
     log_every: PositiveInt = 1
     tensorboard: bool = True
@@ -111,13 +140,13 @@ class TrainConfig(BaseModel):
 
     @field_validator("bot_opponents")
     @classmethod
-    def _known_bots(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        from quatro_env.quatro.bots import BOT_POLICIES
+    def _known_opponents(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        return _known_bots(names, "bot_opponents")
 
-        unknown = [name for name in names if name not in BOT_POLICIES]
-        if unknown or not names:
-            raise ValueError(f"unknown bot(s) {unknown or names}; choose among {sorted(BOT_POLICIES)}")
-        return names
+    @field_validator("bot_partners")
+    @classmethod
+    def _known_partners(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if names is None else _known_bots(names, "bot_partners")
 
     @model_validator(mode="after")
     def _check(self) -> TrainConfig:
@@ -157,6 +186,15 @@ class TrainConfig(BaseModel):
                 if getattr(stage, name) is not None:
                     mix[i] = getattr(stage, name)
         return mix[0], mix[1], mix[2]
+
+    def bots(self, agent_steps: int = 0) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+        """(opponent bots, partner bots or None = the opponents' kind) at this point of training."""
+        stage = self._stage(agent_steps)
+        opponents, partners = self.bot_opponents, self.bot_partners
+        if stage is not None:
+            opponents = stage.bot_opponents or opponents
+            partners = stage.bot_partners or partners
+        return opponents, partners
 
     def env_config(self, agent_steps: int = 0, evaluation: bool = False) -> QuatroConfig:
         """The table's rules at this point of training (curriculum stages apply; never in evaluation)."""

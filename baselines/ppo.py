@@ -59,6 +59,7 @@ class PPOTrainer:
             codec.ranges[ActionKind.CONTRA][0],
             codec.ranges[ActionKind.CONTRA][-1],
         )
+        self.a_show0 = codec.ranges[ActionKind.SHOW_EMOJI][0]
         self.slots = cfg.num_envs * self.n
         state_dim = self.n * self.engine.obs_dim if cfg.central_critic else None
         self.model = build_model(
@@ -109,14 +110,18 @@ class PPOTrainer:
         learner[partner_bot, team[partner_bot]] = True
         learner[mode == SELF_PLAY] = True
         self.mode[tables], self.learner[tables] = mode, learner
-        kinds = torch.randint(len(cfg.bot_opponents), (k,))
+        opponents, partners = cfg.bots(self.agent_steps)
+        kinds = torch.randint(len(opponents), (k,))
+        partner_kinds = torch.randint(len(partners or opponents), (k,))
         seeds = torch.randint(2**62, (k, n))
         for i, b in enumerate(tables.tolist()):
             for s in range(n):
                 self.bots.pop((b, s), None)
                 if int(mode[i]) == VS_BOTS and not bool(learner[i, s]):
-                    factory = BOT_POLICIES[cfg.bot_opponents[int(kinds[i])]]
-                    self.bots[(b, s)] = factory(n, seed=int(seeds[i, s]))
+                    name = opponents[int(kinds[i])]
+                    if partners is not None and int(seat_team[s]) == int(team[i]):
+                        name = partners[int(partner_kinds[i])]
+                    self.bots[(b, s)] = BOT_POLICIES[name](n, seed=int(seeds[i, s]))
 
     def _bot_actions(self, action: torch.Tensor) -> torch.Tensor:
         """Scripted bots play their seats (numpy observations, one bot object per seat: the slow path)."""
@@ -149,7 +154,7 @@ class PPOTrainer:
         buf["h0"] = self.h.clone()
         # behaviour statistics of this rollout: share of seat-ticks holding a quartet, seats paid
         self.rollout_stats = {"quartet_share": 0.0, "points": 0.0, "learner_best_count": 0.0}
-        calls = {"quatro": 0, "quatro_paid": 0, "contra": 0, "contra_paid": 0}
+        calls = {"quatro": 0, "quatro_paid": 0, "contra": 0, "contra_paid": 0, "holding": 0, "signs": 0}
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         for t in range(T):
@@ -165,6 +170,9 @@ class PPOTrainer:
             buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
 
+            holding = self._quartet_holders().to(dev).bool() & learn  # before the tick: what the seat saw
+            calls["holding"] += int(holding.sum())
+            calls["signs"] += int((holding & (action == self.a_show0 + self._own_sign())).sum())
             result = self.engine.step(action.reshape(cfg.num_envs, n).to(self.env_device))
             game_reward = result.rewards.reshape(N).float().to(dev)
             holders = self._quartet_holders().to(dev)
@@ -177,8 +185,8 @@ class PPOTrainer:
                 calls[kind] += int(chosen.sum())
                 calls[f"{kind}_paid"] += int((chosen & (game_reward > 0)).sum())
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
-            if cfg.collect_shaping:  # potential-based (Ng et al. 1999): leaves the optimal policy unchanged
-                reward = reward + cfg.collect_shaping * (cfg.gamma * potential - self.potential)
+            if cfg.collect_shaping:
+                reward = reward + cfg.collect_shaping * self._shaping(potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
             done_tables = (result.terminations | result.truncations).to(dev)
             buf["reward"][t] = reward
@@ -188,6 +196,10 @@ class PPOTrainer:
             if bool(done_tables.any()):
                 self._assign_opponents(done_tables.nonzero().squeeze(1))
         self.agent_steps += T * N
+        # signalling: share of the learner's quartet-holding seat-ticks on which it shows its team sign
+        self.rollout_stats["sign_shown_share"] = (
+            calls["signs"] / calls["holding"] if calls["holding"] else float("nan")
+        )
         for kind in ("quatro", "contra"):  # learner calls per 1k learner seat-ticks, and the share paid
             seat_ticks = max(1.0, float(buf["learn"].sum()))
             self.rollout_stats[f"{kind}_calls_per_1k"] = 1000 * calls[kind] / seat_ticks
@@ -218,12 +230,28 @@ class PPOTrainer:
         flat = obs.reshape(obs.shape[0], -1)
         return flat.repeat_interleave(self.n, dim=0)
 
+    def _shaping(self, potential: torch.Tensor) -> torch.Tensor:
+        """γΦ(s′) − Φ(s): potential-based (Ng et al. 1999), so it leaves the optimal policy unchanged.
+
+        With ``shaping_at_round_end: keep`` the tick that ends a round (Φ(s′) = 0: the play phase is
+        over) adds nothing: the holder of a quartet that is called on loses no Φ, so the call's point
+        is not cancelled in the very tick it is earned (docs/ppo.md: why the signalling recipe needs it).
+        """
+        shaping = self.cfg.gamma * potential - self.potential
+        if self.cfg.shaping_at_round_end == "keep":
+            shaping = torch.where(potential == 0, torch.zeros_like(shaping), shaping)
+        return shaping
+
     def _collect_potential(self) -> torch.Tensor:
         """Φ = (largest number of cards of one value in the hand) / 4 while a round is played, else 0."""
         values = self.engine.hands.long() // 4
         same = (values.unsqueeze(-1) == values.unsqueeze(-2)).sum(-1).amax(-1).float() / 4.0
         playing = (self.engine.phase == 1).unsqueeze(1)
         return (same * playing).reshape(-1)
+
+    def _own_sign(self) -> torch.Tensor:
+        """Every seat's team sign (−1 before it is fixed), on the network's device."""
+        return self.engine.team_sign[:, self.engine._team_of].reshape(-1).long().to(self.device)
 
     def _quartet_holders(self) -> torch.Tensor:
         hands = self.engine.hands.long() // 4

@@ -6,7 +6,7 @@ The registry :data:`quatro_env.quatro.bots.BOT_POLICIES` maps each name to its c
 from quatro_env.bots.base import BotPolicy, ObservationView, ScriptedBot
 from quatro_env.bots.basic import CollectorBot, IdleBot, RandomBot, RandomCallerBot
 from quatro_env.bots.listening import CounterBot, EavesdropperBot
-from quatro_env.bots.signalling import DecoyBot, HonestBot
+from quatro_env.bots.signalling import DecoyBot, HonestBot, ListenerBot
 
 __all__ = [
     "BotPolicy",
@@ -16,6 +16,7 @@ __all__ = [
     "EavesdropperBot",
     "HonestBot",
     "IdleBot",
+    "ListenerBot",
     "ObservationView",
     "RandomBot",
     "RandomCallerBot",

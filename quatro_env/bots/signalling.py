@@ -1,5 +1,5 @@
-"""Bots that talk to their partner: ``honest`` (the sign means "I hold a quartet") and ``decoy``
-(the same meaning, hidden in a constant stream of cover emojis)."""
+"""Bots that talk to their partner: ``honest`` (the sign means "I hold a quartet"), ``decoy``
+(the same meaning, hidden in a constant stream of cover emojis) and ``listener`` (only hears it)."""
 
 from __future__ import annotations
 
@@ -119,3 +119,18 @@ class DecoyBot(HonestBot):
         """A uniformly random emoji other than the sign."""
         e = int(self.rng.integers(NUM_EMOJIS - 1))
         return e + 1 if e >= sign else e
+
+
+class ListenerBot(HonestBot):
+    """Only listens: «Quatro» when the partner shows the team sign (as honest does); otherwise no-op.
+
+    A training partner, not a player: it never exchanges, signals or accuses, so the only way its
+    team scores is that *its partner* collects a quartet and shows the sign. A learner partnered
+    with it therefore cannot wait for the bot's own quartet (as it can with ``honest``) and must learn
+    to signal (``docs/ppo.md``).
+    """
+
+    def play(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        if self.partner_shows_sign(obs, self.view.sign(obs)) and mask[self.A_QUATRO]:
+            return self.A_QUATRO
+        return 0

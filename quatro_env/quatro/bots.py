@@ -6,7 +6,7 @@ live in :mod:`quatro_env.bots`; their rules are documented there and in ``docs/e
 
 ``BOT_POLICIES[name](num_players, seed)`` builds one seat's policy. The ladder, bottom up:
 ``idle``, ``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``,
-``counter``.
+``counter``; and ``listener``, a training partner that only calls «Quatro» on its partner's sign.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from quatro_env.bots import (
     EavesdropperBot,
     HonestBot,
     IdleBot,
+    ListenerBot,
     RandomBot,
     RandomCallerBot,
     ScriptedBot,
@@ -35,6 +36,7 @@ BOT_POLICIES: dict[str, Callable[..., BotPolicy]] = {
     "decoy": DecoyBot,
     "eavesdropper": EavesdropperBot,
     "counter": CounterBot,
+    "listener": ListenerBot,
 }
 
 __all__ = [

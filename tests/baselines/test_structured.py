@@ -160,3 +160,49 @@ def test_periodic_evaluation_goes_through_the_harness(tmp_path):
     header = rows[0].split(",")
     assert "win_rate_vs_random" in header and "win_rate_vs_honest" in header
     assert len(rows) == 2
+
+
+def test_partner_bot_and_opponent_bots_are_chosen_apart(tmp_path):
+    """bot_partner: the learner's partner is that bot, the opponents are drawn from bot_opponents."""
+    from quatro_env.bots.basic import CollectorBot
+    from quatro_env.bots.signalling import HonestBot
+
+    overrides = ["pool_prob=0", "bot_prob=1", "partner_bot_prob=1", "bot_opponents=[collector]"]
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", *overrides, "bot_partners=[honest]"])
+    trainer = PPOTrainer(cfg)
+    for table in range(cfg.num_envs):
+        learner_seat = int(trainer.learner[table].nonzero())
+        partner = (learner_seat + 2) % 4
+        assert type(trainer.bots[(table, partner)]) is HonestBot
+        for seat in {0, 1, 2, 3} - {learner_seat, partner}:
+            assert type(trainer.bots[(table, seat)]) is CollectorBot
+
+
+def test_a_curriculum_stage_can_change_the_bots(tmp_path):
+    stage = {
+        "until_agent_steps": 1000,
+        "bot_opponents": ["collector"],
+        "bot_partners": ["honest", "listener"],
+    }
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "bot_opponents=[decoy]"])
+    cfg = TrainConfig(**{**cfg.model_dump(), "curriculum": [stage]})
+    assert cfg.bots(0) == (("collector",), ("honest", "listener"))
+    assert cfg.bots(1000) == (("decoy",), None)
+    with pytest.raises(ValueError, match="bot_partners"):
+        TrainConfig(**{**cfg.model_dump(), "curriculum": [{**stage, "bot_partners": ["honnest"]}]})
+    with pytest.raises(ValueError, match="bot_partners"):
+        TrainConfig(**{**cfg.model_dump(), "bot_partners": ["honnest"]})
+
+
+@pytest.mark.parametrize("mode", ["zero", "keep"])
+def test_shaping_at_round_end(mode, tmp_path):
+    """zero: potential-based, the holder loses Φ when the round ends (a called quartet's point is
+    cancelled in that tick); keep: the tick that ends the round adds no shaping."""
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", f"shaping_at_round_end={mode}"])
+    trainer = PPOTrainer(cfg)
+    trainer.potential = torch.full((trainer.slots,), 1.0)
+    in_play = torch.full((trainer.slots,), 0.75)
+    ended = torch.zeros(trainer.slots)
+    assert torch.allclose(trainer._shaping(in_play), torch.full_like(in_play, cfg.gamma * 0.75 - 1.0))
+    expected = 0.0 if mode == "keep" else -1.0
+    assert torch.allclose(trainer._shaping(ended), torch.full_like(ended, expected))

@@ -264,3 +264,22 @@ def test_counter_bound_is_sound_and_it_never_calls_when_the_record_rules_a_quart
             p = 1 - (1 - probs[1]) * (1 - probs[3])
             assert p >= bot.threshold > 0
     assert ruled_out > 50
+
+
+def test_listener_only_calls_on_its_partners_sign():
+    """``listener`` (a training partner, docs/ppo.md): «Quatro» on the tick after its partner's sign,
+    and no other play action (no exchange, floor or accusation) before it."""
+    table = Table({0: "listener", 2: "honest"}, position=QUARTET_AT_2)
+    events = table.run_until(lambda evs: first(evs, "call") is not None, max_ticks=40)
+    call = first(events, "call")
+    assert call.seat == 0 and call.data["kind"] == "quatro" and call.data["correct"]
+    shown = [t for t, _, evs in table.log if (p := first(evs, "pulse", 2)) and p.data["emoji"] == 3]
+    assert table.log[-1][0] == shown[0] + 1
+    assert table.kinds_played(0) == {K.NOOP, K.QUATRO}
+
+
+def test_listener_stays_quiet_without_a_sign():
+    table = Table({0: "listener"}, position=QUARTET_AT_2)  # seat 2 holds a quartet but never shows it
+    for _ in range(60):
+        table.step()
+    assert table.kinds_played(0) == {K.NOOP}
