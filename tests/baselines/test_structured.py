@@ -206,3 +206,19 @@ def test_shaping_at_round_end(mode, tmp_path):
     assert torch.allclose(trainer._shaping(in_play), torch.full_like(in_play, cfg.gamma * 0.75 - 1.0))
     expected = 0.0 if mode == "keep" else -1.0
     assert torch.allclose(trainer._shaping(ended), torch.full_like(ended, expected))
+
+
+def test_sign_probability_script_reports_probabilities(tmp_path):
+    """scripts/sign_probability.py (the diagnosis in docs/ppo.md) runs on a trainer and returns
+    probabilities: P(show the sign) <= P(show any emoji), both in [0, 1], seat-ticks counted."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sign_probability", "scripts/sign_probability.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "pool_prob=0", "bot_prob=0"])
+    trainer = PPOTrainer(cfg)
+    result = module.sign_probabilities(trainer, ticks=40)
+    assert result, "self-play seats take the floor within 40 ticks under a random policy"
+    for count, p_sign, p_any in result.values():
+        assert count > 0 and 0 <= p_sign <= p_any <= 1
