@@ -228,6 +228,11 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def override_config(cfg: TrainConfig, overrides: Sequence[str]) -> TrainConfig:
+    """``cfg`` with ``key=value`` overrides applied (validated like a fresh config)."""
+    return TrainConfig(**_merge(cfg.model_dump(mode="json"), parse_overrides(overrides)))
+
+
 def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Read a YAML config (or the defaults when ``path`` is None) and apply ``key=value`` overrides."""
     data: dict[str, Any] = {}

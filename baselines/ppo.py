@@ -8,7 +8,7 @@ scripted bots (``bot_prob``, optionally the learner's partner too, ``partner_bot
 nobody (pure self-play, every seat learns). Signals must then survive eavesdroppers that are not
 the learner itself, and bot partners that call on the sign show the learner what a sign is for.
 
-    quatro-train --config configs/ppo_4p.yaml                # train
+    quatro-train --config configs/ppo_4p_signal.yaml                # train
     quatro-train --config configs/smoke.yaml num_envs=16     # key=value overrides
     quatro-train --resume runs/ppo_4p/latest.pt              # identical continuation
 """
@@ -27,13 +27,34 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.config import TrainConfig, load_config
+from baselines.config import TrainConfig, load_config, override_config
 from baselines.networks import build_model
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.bots import BOT_POLICIES
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
+
+
+def policy_payload(state: dict[str, Any], command: str) -> dict[str, Any]:
+    """The policy alone, from a trainer checkpoint (``PPOTrainer.state_dict()``, e.g. ``latest.pt`` or
+    ``checkpoint_00300.pt``), with what made it: the file ``policy.pt`` and the shipped checkpoints hold."""
+    cfg = state["config"]
+    return {
+        "model": state["model"],
+        "obs_dim": int(state["next_obs"].shape[-1]),
+        "num_actions": int(state["next_mask"].shape[-1]),
+        "arch": cfg["arch"],
+        "hidden_size": cfg["hidden_size"],
+        "rnn_size": cfg["rnn_size"],
+        "num_players": int(state["next_obs"].shape[1]),
+        "config": cfg,
+        "agent_steps": state["agent_steps"],
+        "updates": state["update"],
+        "wall_seconds": state["wall_seconds"],
+        "command": command,
+        "seed": cfg["seed"],
+    }
 
 
 class PPOTrainer:
@@ -195,7 +216,6 @@ class PPOTrainer:
             self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
                 self._assign_opponents(done_tables.nonzero().squeeze(1))
-        self.agent_steps += T * N
         # signalling: share of the learner's quartet-holding seat-ticks on which it shows its team sign
         self.rollout_stats["sign_shown_share"] = (
             calls["signs"] / calls["holding"] if calls["holding"] else float("nan")
@@ -429,24 +449,7 @@ class PPOTrainer:
 
     def export_policy(self, path: Path, command: str) -> None:
         """A small file with the policy alone and how it was made (what ships in the package)."""
-        torch.save(
-            {
-                "model": self.model.state_dict(),
-                "obs_dim": self.engine.obs_dim,
-                "num_actions": self.engine.num_actions,
-                "arch": self.cfg.arch,
-                "hidden_size": self.cfg.hidden_size,
-                "rnn_size": self.cfg.rnn_size,
-                "num_players": self.n,
-                "config": self.cfg.model_dump(mode="json"),
-                "agent_steps": self.agent_steps,
-                "updates": self.update,
-                "wall_seconds": self.wall_seconds,
-                "command": command,
-                "seed": self.cfg.seed,
-            },
-            path,
-        )
+        torch.save(policy_payload(self.state_dict(), command), path)
 
     # ------------------------------------------------------------------ the loop
     def _maybe_switch_stage(self) -> None:
@@ -483,6 +486,7 @@ class PPOTrainer:
                 buf = self.rollout()
                 stats = self.optimise(buf)
                 self.update += 1
+                self.agent_steps += cfg.num_steps * self.slots  # counted once the update used them
                 elapsed = time.perf_counter() - start
                 self.wall_seconds += elapsed
                 if cfg.pool_size and self.update % cfg.snapshot_every == 0:
@@ -588,8 +592,11 @@ class PPOTrainer:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train PPO agents for Quatro on the batched engine.")
-    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
-    parser.add_argument("--resume", help="a checkpoint (latest.pt) to continue exactly from")
+    parser.add_argument("--config", help="YAML config (configs/ppo_4p_signal.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument(
+        "--resume",
+        help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",
+    )
     parser.add_argument("--updates", type=int, help="stop after this many more updates")
     parser.add_argument(
         "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
@@ -599,6 +606,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.resume:
         state = torch.load(args.resume, weights_only=False)
         cfg = TrainConfig(**state["config"])
+        if args.overrides:  # a new leg under a changed config (e.g. other opponents), from this state
+            cfg = override_config(cfg, args.overrides)
+            print(f"resuming {args.resume} with overrides {args.overrides}: not an identical continuation")
         trainer = PPOTrainer(cfg)
         trainer.load_state_dict(state)
     else:

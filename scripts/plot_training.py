@@ -17,6 +17,8 @@ PANELS = (
     ("paid_seats_per_1k_ticks", "seats paid per 1k table-ticks"),
     ("entropy", "policy entropy"),
     ("quatro_paid_share", "learner «Quatro» calls: share that scored"),
+    ("sign_shown_share", "learner holding a quartet: shows its sign"),
+    ("contra_paid_share", "learner «Contra» calls: share that scored"),
     ("steps_per_s", "agent-steps/s (rollout + update)"),
 )
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 4, figsize=(17, 6.5))
+    fig, axes = plt.subplots(2, 5, figsize=(21, 6.5))
     total = []
     for path in args.progress:
         with path.open() as f:
@@ -50,12 +52,13 @@ def main(argv: list[str] | None = None) -> None:
         if not rows:
             raise SystemExit(f"{path}: no rows")
         steps = [int(r["agent_steps"]) / 1e6 for r in rows]
-        total.append(f"{path.parent.name} {steps[-1]:.1f}M")
+        label = (
+            path.parent.name if path.stem == "progress" else path.stem
+        )  # runs/NAME/progress.csv or NAME.csv
+        total.append(f"{label} {steps[-1]:.1f}M")
         for ax, (key, title) in zip(axes.flat, PANELS, strict=True):
             if key in rows[0]:
-                ax.plot(
-                    steps, _smooth([float(r[key]) for r in rows], args.smooth), lw=1, label=path.parent.name
-                )
+                ax.plot(steps, _smooth([float(r[key]) for r in rows], args.smooth), lw=1, label=label)
             ax.set_title(title, fontsize=10)
     for ax in axes.flat:
         ax.set_xlabel("agent-steps (millions)")

@@ -1,7 +1,11 @@
 """Copy a run's ``policy.pt`` into the package as a named checkpoint, with its provenance.
 
     python scripts/ship_checkpoint.py runs/ppo_4p_seed1/policy.pt ppo_4p_seed1 \
-        --command "quatro-train --config configs/ppo_4p.yaml seed=1" --stopped "Ctrl-C at 21:30"
+        --command "quatro-train --config configs/ppo_4p_signal.yaml seed=1" --stopped "Ctrl-C at 21:30"
+    python scripts/ship_checkpoint.py runs/ppo_4p_seed1/checkpoint_00300.pt ppo_4p_seed1
+
+A trainer checkpoint (``latest.pt``, ``checkpoint_NNNNN.pt``) is accepted too: its policy is taken out
+of it (``baselines.ppo.policy_payload``), so a run can ship the update its evaluation picked.
 
 Writes ``baselines/checkpoints/NAME.pt`` and ``NAME.json``: the command, seed, agent-steps,
 updates, wall time and steps/s read from the checkpoint itself (never typed in), the whole
@@ -14,12 +18,12 @@ import argparse
 import json
 import os
 import platform
-import shutil
 from pathlib import Path
 
 import torch
 
 from baselines.policy import CHECKPOINT_DIR
+from baselines.ppo import policy_payload
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,6 +35,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     payload = torch.load(args.policy, map_location="cpu", weights_only=False)
+    if "optimizer" in payload:  # a whole trainer checkpoint: keep the policy alone
+        payload = policy_payload(
+            payload, f"(not recorded: taken out of the trainer checkpoint {args.policy})"
+        )
     meta = {
         "command": args.command or payload["command"],
         "recorded_command": payload["command"],
@@ -48,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         "stopped": args.stopped,
     }
     CHECKPOINT_DIR.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(args.policy, CHECKPOINT_DIR / f"{args.name}.pt")
+    torch.save(payload, CHECKPOINT_DIR / f"{args.name}.pt")
     (CHECKPOINT_DIR / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"shipped {args.name}: {meta['agent_steps']:,} agent-steps, {meta['wall_seconds']:.0f} s")
 

@@ -68,3 +68,35 @@ def test_ship_checkpoint_reads_provenance_from_the_file(tmp_path, monkeypatch):
     assert meta["agent_steps"] == trainer.agent_steps == 2 * 16 * 32 * 4
     assert meta["updates"] == 2 and meta["command"] == "quatro-train --config configs/smoke.yaml"
     assert torch.load(tmp_path / "checkpoints" / "tiny.pt", weights_only=False)["arch"] == "structured"
+
+
+def test_ship_checkpoint_takes_the_policy_out_of_a_trainer_checkpoint(tmp_path, monkeypatch):
+    """A numbered trainer checkpoint ships as the same policy file policy.pt would have been."""
+    import importlib.util
+
+    import torch
+
+    from baselines.config import load_config
+    from baselines.ppo import PPOTrainer
+
+    spec = importlib.util.spec_from_file_location("ship", "scripts/ship_checkpoint.py")
+    ship = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ship)
+    monkeypatch.setattr(ship, "CHECKPOINT_DIR", tmp_path / "checkpoints")
+    trainer = PPOTrainer(load_config("configs/smoke.yaml", [f"out_dir={tmp_path}", "eval_every=100"]))
+    trainer.train(updates=2, command="cmd")
+    trainer.save(tmp_path / "state.pt")
+    ship.main([str(tmp_path / "state.pt"), "from_state", "--command", "cmd"])
+    ship.main([str(tmp_path / "smoke" / "policy.pt"), "from_policy"])
+    a = torch.load(tmp_path / "checkpoints" / "from_state.pt", weights_only=False)
+    b = torch.load(tmp_path / "checkpoints" / "from_policy.pt", weights_only=False)
+    assert a.keys() == b.keys() and "optimizer" not in a
+    for key in a:
+        if key == "model":
+            assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+        elif key not in ("wall_seconds", "command"):
+            assert a[key] == b[key], key
+    policy = PPOPolicy(4, 0, path=str(tmp_path / "checkpoints" / "from_state.pt"))
+    mask = np.zeros(a["num_actions"], np.int8)
+    mask[0] = 1
+    assert policy.act(np.zeros(a["obs_dim"], np.uint8), mask) == 0

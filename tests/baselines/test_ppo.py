@@ -97,15 +97,17 @@ def test_overrides_are_nested_and_typed():
         parse_overrides(["nonsense"])
 
 
-@pytest.mark.parametrize("name", ["smoke", "ppo_4p", "ppo_4p_mixed", "ppo_4p_signal", "ppo_6p", "ppo_8p"])
+@pytest.mark.parametrize(
+    "name", ["smoke", "ppo_4p_blocker", "ppo_4p_mixed", "ppo_4p_signal", "ppo_6p", "ppo_8p"]
+)
 def test_shipped_configs_validate(name):
     cfg = load_config(f"configs/{name}.yaml")
     assert cfg.env_config().num_players == int(name[4]) if name != "smoke" else 4
 
 
 def test_curriculum_stage_changes_the_opponent_mix_then_hands_back():
-    """ppo_4p's stage 1 seats a bot partner at most tables; afterwards the config's own mix applies."""
-    cfg = load_config("configs/ppo_4p.yaml")
+    """ppo_4p_blocker's stage 1: a bot partner at most tables; afterwards the config's own mix applies."""
+    cfg = load_config("configs/ppo_4p_blocker.yaml")
     end = cfg.curriculum[0].until_agent_steps
     assert cfg.opponent_mix(0) == (0.1, 0.8, 1.0)
     assert cfg.opponent_mix(end) == (cfg.pool_prob, cfg.bot_prob, cfg.partner_bot_prob)
@@ -135,3 +137,35 @@ def test_curriculum_stages_apply_in_training_only():
             num_minibatches=2,
             curriculum=[{"until_agent_steps": 10, "env": {"num_players": 6}}],
         )
+
+
+def test_resume_with_overrides_starts_a_new_leg_from_the_state(cfg, tmp_path):
+    """--resume with key=value: the state (model, tables, counters) is kept, the config changes."""
+    first = PPOTrainer(cfg)
+    first.train(updates=1)
+    first.save(tmp_path / "mid.pt")
+    main(["--resume", str(tmp_path / "mid.pt"), "--updates", "1", "bot_prob=0.5", "bot_opponents=[random]"])
+    state = torch.load(tmp_path / "smoke" / "latest.pt", weights_only=False)
+    assert state["update"] == 2
+    assert state["config"]["bot_opponents"] == ["random"] and state["config"]["bot_prob"] == 0.5
+    with pytest.raises(ValueError, match="bot_opponents"):
+        main(["--resume", str(tmp_path / "mid.pt"), "--updates", "1", "bot_opponents=[randum]"])
+
+
+def test_an_interrupt_inside_an_update_counts_only_completed_updates(cfg, monkeypatch):
+    """Ctrl-C during the optimisation: the checkpoint's agent-steps are those of the updates done
+    (the interrupted update's rollout is discarded, not counted)."""
+    trainer = PPOTrainer(cfg)
+    real, calls = trainer.optimise, []
+
+    def optimise_then_interrupt(buf):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(buf)
+
+    monkeypatch.setattr(trainer, "optimise", optimise_then_interrupt)
+    trainer.train(updates=3)
+    state = torch.load(trainer.run_dir / "latest.pt", weights_only=False)
+    assert state["update"] == 1
+    assert state["agent_steps"] == cfg.num_steps * cfg.num_envs * 4
