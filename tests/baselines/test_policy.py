@@ -48,21 +48,32 @@ def test_harness_and_errors_know_the_shipped_name():
     assert np.isfinite(PPOPolicy(4, 0).act(np.zeros(467, np.uint8), np.eye(74, dtype=np.int8)[0]))
 
 
-def test_ship_checkpoint_reads_provenance_from_the_file(tmp_path, monkeypatch):
-    """The shipped numbers come from the checkpoint itself, never typed in."""
+@pytest.fixture
+def ship(tmp_path, monkeypatch):
+    """scripts/ship_checkpoint.py as a module, shipping into tmp_path/checkpoints."""
     import importlib.util
 
-    import torch
+    spec = importlib.util.spec_from_file_location("ship", "scripts/ship_checkpoint.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "CHECKPOINT_DIR", tmp_path / "checkpoints")
+    return module
 
+
+def _smoke_trainer(tmp_path, command: str):
     from baselines.config import load_config
     from baselines.ppo import PPOTrainer
 
-    spec = importlib.util.spec_from_file_location("ship", "scripts/ship_checkpoint.py")
-    ship = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ship)
-    monkeypatch.setattr(ship, "CHECKPOINT_DIR", tmp_path / "checkpoints")
     trainer = PPOTrainer(load_config("configs/smoke.yaml", [f"out_dir={tmp_path}", "eval_every=100"]))
-    trainer.train(updates=2, command="quatro-train --config configs/smoke.yaml")
+    trainer.train(updates=2, command=command)
+    return trainer
+
+
+def test_ship_checkpoint_reads_provenance_from_the_file(tmp_path, ship):
+    """The shipped numbers come from the checkpoint itself, never typed in."""
+    import torch
+
+    trainer = _smoke_trainer(tmp_path, "quatro-train --config configs/smoke.yaml")
     ship.main([str(tmp_path / "smoke" / "policy.pt"), "tiny", "--stopped", "test"])
     meta = json.loads((tmp_path / "checkpoints" / "tiny.json").read_text())
     assert meta["agent_steps"] == trainer.agent_steps == 2 * 16 * 32 * 4
@@ -70,21 +81,11 @@ def test_ship_checkpoint_reads_provenance_from_the_file(tmp_path, monkeypatch):
     assert torch.load(tmp_path / "checkpoints" / "tiny.pt", weights_only=False)["arch"] == "structured"
 
 
-def test_ship_checkpoint_takes_the_policy_out_of_a_trainer_checkpoint(tmp_path, monkeypatch):
+def test_ship_checkpoint_takes_the_policy_out_of_a_trainer_checkpoint(tmp_path, ship):
     """A numbered trainer checkpoint ships as the same policy file policy.pt would have been."""
-    import importlib.util
-
     import torch
 
-    from baselines.config import load_config
-    from baselines.ppo import PPOTrainer
-
-    spec = importlib.util.spec_from_file_location("ship", "scripts/ship_checkpoint.py")
-    ship = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ship)
-    monkeypatch.setattr(ship, "CHECKPOINT_DIR", tmp_path / "checkpoints")
-    trainer = PPOTrainer(load_config("configs/smoke.yaml", [f"out_dir={tmp_path}", "eval_every=100"]))
-    trainer.train(updates=2, command="cmd")
+    trainer = _smoke_trainer(tmp_path, "cmd")
     trainer.save(tmp_path / "state.pt")
     ship.main([str(tmp_path / "state.pt"), "from_state", "--command", "cmd"])
     ship.main([str(tmp_path / "smoke" / "policy.pt"), "from_policy"])
