@@ -8,7 +8,7 @@ scripted bots (``bot_prob``, optionally the learner's partner too, ``partner_bot
 nobody (pure self-play, every seat learns). Signals must then survive eavesdroppers that are not
 the learner itself, and bot partners that call on the sign show the learner what a sign is for.
 
-    quatro-train --config configs/ppo_4p_signal.yaml                # train
+    quatro-train --config configs/ppo_4p.yaml                # train
     quatro-train --config configs/smoke.yaml num_envs=16     # key=value overrides
     quatro-train --resume runs/ppo_4p/latest.pt              # identical continuation
 """
@@ -592,7 +592,7 @@ class PPOTrainer:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train PPO agents for Quatro on the batched engine.")
-    parser.add_argument("--config", help="YAML config (configs/ppo_4p_signal.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
     parser.add_argument(
         "--resume",
         help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",

@@ -1,7 +1,7 @@
 """Copy a run's ``policy.pt`` into the package as a named checkpoint, with its provenance.
 
     python scripts/ship_checkpoint.py runs/ppo_4p_seed1/policy.pt ppo_4p_seed1 \
-        --command "quatro-train --config configs/ppo_4p_signal.yaml seed=1" --stopped "Ctrl-C at 21:30"
+        --command "quatro-train --config configs/ppo_4p.yaml seed=1" --stopped "Ctrl-C at 21:30"
     python scripts/ship_checkpoint.py runs/ppo_4p_seed1/checkpoint_00300.pt ppo_4p_seed1
 
 A trainer checkpoint (``latest.pt``, ``checkpoint_NNNNN.pt``) is accepted too: its policy is taken out
