@@ -178,6 +178,7 @@ class PPOTrainer:
         calls = {"quatro": 0, "quatro_paid": 0, "contra": 0, "contra_paid": 0, "holding": 0, "signs": 0}
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
+        holders = self._quartet_holders().to(dev)  # at each tick's start: what the seats see
         for t in range(T):
             obs = self.next_obs.reshape(N, -1)
             mask = self.next_mask.reshape(N, -1)
@@ -191,7 +192,7 @@ class PPOTrainer:
             buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
 
-            holding = self._quartet_holders().to(dev).bool() & learn  # before the tick: what the seat saw
+            holding = holders.bool() & learn
             calls["holding"] += int(holding.sum())
             calls["signs"] += int((holding & (action == self.a_show0 + self._own_sign())).sum())
             result = self.engine.step(action.reshape(cfg.num_envs, n).to(self.env_device))
