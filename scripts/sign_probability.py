@@ -1,6 +1,6 @@
 """How likely a trained policy is to show its team sign, with and without a quartet in hand.
 
-    python scripts/sign_probability.py runs/NAME/latest.pt [--config CONFIG] [--ticks 300] [key=value ...]
+    python scripts/sign_probability.py runs/NAME/latest.pt [--config CONFIG] [--rollouts 5] [key=value ...]
 
 Plays the checkpoint's policy at the config's tables (bots and opponents as in training at agent-step
 0, i.e. the first curriculum stage; ``key=value`` overrides as for ``quatro-train``) and averages, over
@@ -22,31 +22,35 @@ import yaml
 
 from baselines.config import load_config
 from baselines.ppo import PPOTrainer
+from quatro_env.bots import ObservationView
+from quatro_env.quatro.cards import NUM_EMOJIS
 
 
-def sign_probabilities(trainer: PPOTrainer, ticks: int) -> dict[bool, tuple[int, float, float]]:
-    """{holding a quartet: (seat-ticks, mean P(show the sign), mean P(show any emoji))}."""
-    model, n_show = trainer.model, 24
+def sign_probabilities(trainer: PPOTrainer, rollouts: int) -> dict[bool, tuple[int, float, float]]:
+    """{holding a quartet: (seat-ticks, mean P(show the sign), mean P(show any emoji))}.
+
+    Plays the trainer's own rollouts (its tables, bots and opponents), then re-reads each learner
+    seat-tick from the seat's observation: on the floor, its sign, whether its hand is a quartet."""
+    if trainer.cfg.central_critic:
+        raise ValueError(
+            "sign_probability: central_critic checkpoints are not supported (the value head needs state)"
+        )
+    view, show = ObservationView(trainer.n), slice(trainer.a_show0, trainer.a_show0 + NUM_EMOJIS)
     seen: dict[bool, list[tuple[float, float]]] = defaultdict(list)
-    for _ in range(ticks):
-        obs = trainer.next_obs.reshape(trainer.slots, -1)
-        mask = trainer.next_mask.reshape(trainer.slots, -1)
+    for _ in range(rollouts):
+        buf = trainer.rollout()
         with torch.no_grad():
-            memory, _ = model.unroll(obs.unsqueeze(0), trainer.next_done.unsqueeze(0), trainer.h)
-            dist, _ = model.heads(memory[0], mask)
-            action, _, _, trainer.h = model.act(obs, mask, trainer.next_done, trainer.h, None)
-        action = trainer._bot_actions(action)
-        shows = dist.probs[:, trainer.a_show0 : trainer.a_show0 + n_show]
-        sign, holding = trainer._own_sign(), trainer._quartet_holders().bool()
-        asked = trainer.learner.reshape(-1) & trainer.engine.floor.reshape(-1).bool() & (sign >= 0)
-        for i in asked.nonzero().flatten().tolist():
-            seen[bool(holding[i])].append((float(shows[i, int(sign[i])]), float(shows[i].sum())))
-        result = trainer.engine.step(action.reshape(trainer.cfg.num_envs, trainer.n))
-        trainer.next_obs, trainer.next_mask = trainer._own(result)
-        done = result.terminations | result.truncations
-        trainer.next_done = done.repeat_interleave(trainer.n)
-        if bool(done.any()):
-            trainer._assign_opponents(done.nonzero().squeeze(1))
+            memory, _ = trainer.model.unroll(buf["obs"], buf["done"], buf["h0"])
+            dist, _ = trainer.model.heads(memory, buf["mask"])
+        probs = dist.probs.reshape(*buf["obs"].shape[:2], -1)[..., show].numpy()
+        obs = buf["obs"].numpy()
+        for t, i in buf["learn"].nonzero().tolist():
+            o, sign = obs[t, i], view.sign(obs[t, i])
+            if sign is None or not view.floor(o, 0):
+                continue
+            hand = view.hand(o)
+            holding = len(hand) == 4 and hand.count(hand[0]) == 4
+            seen[holding].append((float(probs[t, i, sign]), float(probs[t, i].sum())))
     return {k: (len(v), *torch.tensor(v).mean(0).tolist()) for k, v in seen.items()}
 
 
@@ -54,7 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoint")
     parser.add_argument("--config", help="default: the config stored in the checkpoint")
-    parser.add_argument("--ticks", type=int, default=300)
+    parser.add_argument("--rollouts", type=int, default=5, help="rollouts of num_steps ticks each")
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -66,7 +70,7 @@ def main() -> None:
     cfg = load_config(config, [*args.overrides, f"out_dir={tempfile.mkdtemp()}"])
     trainer = PPOTrainer(cfg)
     trainer.model.load_state_dict(state["model"])
-    for holding, (count, p_sign, p_any) in sorted(sign_probabilities(trainer, args.ticks).items()):
+    for holding, (count, p_sign, p_any) in sorted(sign_probabilities(trainer, args.rollouts).items()):
         label = "holding a quartet" if holding else "no quartet"
         print(
             f"{label:>18}: {count:6d} seat-ticks on the floor  "

@@ -216,9 +216,9 @@ def test_sign_probability_script_reports_probabilities(tmp_path):
     spec = importlib.util.spec_from_file_location("sign_probability", "scripts/sign_probability.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "pool_prob=0", "bot_prob=0"])
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "pool_prob=0", "bot_prob=0", "num_steps=40"])
     trainer = PPOTrainer(cfg)
-    result = module.sign_probabilities(trainer, ticks=40)
+    result = module.sign_probabilities(trainer, rollouts=1)
     assert result, "self-play seats take the floor within 40 ticks under a random policy"
     for count, p_sign, p_any in result.values():
         assert count > 0 and 0 <= p_sign <= p_any <= 1
