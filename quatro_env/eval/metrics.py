@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from quatro_env.common.stats import wilson_interval
-from quatro_env.eval.probe import CLOCK_COLUMNS, fit_probe
+from quatro_env.eval.probe import CLOCK_COLUMNS, ROUND_TIME_COLUMN, fit_probe
 
 
 def mutual_information_bits(table: np.ndarray) -> float:
@@ -162,12 +162,13 @@ def probe_rows(
 
 def secrecy(x: np.ndarray, s: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int = 0) -> dict[str, Any]:
     """Baseline (clock only), outsider (public channel + clock) and partner (+ the sign) probes,
-    on the same held-out matches."""
+    on the same held-out matches; each also scored on pairs of rows of the same round tick."""
     if y.size == 0:
         return {"baseline": None, "outsider": None, "partner": None, "rows": 0, "positive_rate": None}
-    base = fit_probe(x[:, list(CLOCK_COLUMNS)], y, groups, seed=seed)
-    out = fit_probe(x, y, groups, seed=seed)
-    part = fit_probe(np.concatenate([x, s], axis=1), y, groups, seed=seed)
+    tick = x[:, ROUND_TIME_COLUMN]
+    base = fit_probe(x[:, list(CLOCK_COLUMNS)], y, groups, seed=seed, strata=tick)
+    out = fit_probe(x, y, groups, seed=seed, strata=tick)
+    part = fit_probe(np.concatenate([x, s], axis=1), y, groups, seed=seed, strata=tick)
     return {
         "rows": int(y.size),
         "positive_rate": _r(float(y.mean())),
@@ -180,6 +181,7 @@ def secrecy(x: np.ndarray, s: np.ndarray, y: np.ndarray, groups: np.ndarray, see
 def _probe_dict(p) -> dict[str, Any]:
     return {
         "auc": _r(p.auc),
+        "time_matched_auc": _r(p.time_matched_auc),
         "train_rows": p.train_rows,
         "test_rows": p.test_rows,
         "test_positive_rate": _r(p.test_positive_rate),

@@ -48,10 +48,13 @@ def config_line(report: dict[str, Any]) -> str:
     )
 
 
-def _secrecy_cell(sec: dict[str, Any] | None) -> str:
+def _secrecy_cells(sec: dict[str, Any] | None) -> str:
+    """``baseline / outsider / partner`` AUCs, then the outsider's and partner's time-matched AUCs."""
     if not sec or sec.get("outsider") is None:
-        return "—"
-    return " / ".join(_f(sec[k]["auc"]) for k in ("baseline", "outsider", "partner"))
+        return "— | —"
+    plain = " / ".join(_f(sec[k]["auc"]) for k in ("baseline", "outsider", "partner"))
+    matched = " / ".join(_f(sec[k].get("time_matched_auc")) for k in ("outsider", "partner"))
+    return f"{plain} | {matched}"
 
 
 def _team_row(t: dict[str, Any], first: str) -> str:
@@ -61,15 +64,15 @@ def _team_row(t: dict[str, Any], first: str) -> str:
         f"| {_f(t['quatro_precision'])} ({t['quatro_calls']}) "
         f"| {_f(t['contra_precision'])} ({t['contra_calls']}) "
         f"| {_f(ttc['median'], 1)} | {_f(sig['mutual_information_bits'], 3)} | {_f(lis['delta'])} "
-        f"| {_secrecy_cell(t.get('secrecy'))} |"
+        f"| {_secrecy_cells(t.get('secrecy'))} |"
     )
 
 
 TEAM_HEADER = (
     "| {first} | win rate [95% CI] | draws | points/round | «Quatro» precision (calls) "
     "| «Contra» precision (calls) | quartet→correct call, median s | signalling MI (bits) "
-    "| listening Δ | secrecy AUC baseline / outsider / partner |\n"
-    "|---|---|---|---|---|---|---|---|---|---|"
+    "| listening Δ | secrecy AUC baseline / outsider / partner | time-matched AUC outsider / partner |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 

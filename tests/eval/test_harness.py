@@ -12,7 +12,7 @@ from quatro_env.common.stats import wilson_interval
 from quatro_env.eval import SCHEMA, as_policy, cross_play, evaluate, to_markdown, write_json
 from quatro_env.eval.cli import main
 from quatro_env.eval.metrics import mutual_information_bits
-from quatro_env.eval.probe import OUTSIDER_NAMES, PARTNER_NAMES, fit_probe
+from quatro_env.eval.probe import OUTSIDER_NAMES, PARTNER_NAMES, fit_probe, time_matched_auc
 from quatro_env.eval.runner import slots_of_match
 from quatro_env.quatro import ActionKind
 
@@ -63,6 +63,8 @@ def test_evaluate_report_and_determinism_across_worker_counts():
         assert t["time_to_correct_call_s"]["median"] is not None
         sec = t["secrecy"]
         assert set(sec) == {"rows", "positive_rate", "baseline", "outsider", "partner"}
+        # within one round tick the clock-only baseline scores every row alike: no pair is ranked
+        assert sec["baseline"]["time_matched_auc"] == 0.5
 
 
 def test_user_callable_and_checkpoint_policies(tmp_path):
@@ -132,6 +134,24 @@ def test_mutual_information_and_probe():
     assert fit_probe(informative, y, groups).auc > 0.95
     assert abs(fit_probe(noise, y, groups).auc - 0.5) < 0.06
     assert len(PARTNER_NAMES) == len(OUTSIDER_NAMES) + 4
+
+
+def test_time_matched_auc_sees_through_the_clock():
+    """A score that only knows *when* quartets happen has a high plain AUC and a time-matched AUC of
+    0.5; one that knows *who* holds them keeps its AUC within each tick."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(1)
+    tick = rng.integers(0, 60, 6000)
+    y = rng.random(6000) < tick / 80  # quartets grow likelier as the round goes on
+    clock_only = tick.astype(float)
+    assert roc_auc_score(y, clock_only) > 0.75
+    assert time_matched_auc(y, clock_only, tick) == pytest.approx(0.5)
+    tell = y + 0.5 * rng.normal(size=6000)
+    assert time_matched_auc(y, tell, tick) > 0.9
+    one_stratum = np.zeros(6000)
+    assert time_matched_auc(y, tell, one_stratum) == pytest.approx(roc_auc_score(y, tell))
+    assert time_matched_auc(y[:3], tell[:3], np.arange(3)) is None  # no tick holds both classes
 
 
 @pytest.mark.slow
