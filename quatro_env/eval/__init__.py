@@ -5,7 +5,7 @@
 >>> report["lineups"][0]["teams"][0]["win_rate"]  # doctest: +SKIP
 """
 
-from quatro_env.eval.harness import SCHEMA, cross_play, evaluate, make_config
+from quatro_env.eval.harness import SCHEMA, cross_play, evaluate, make_config, partner_play
 from quatro_env.eval.policies import PolicySpec, TorchPolicy, as_policy
 from quatro_env.eval.report import to_markdown, write_json
 from quatro_env.eval.runner import MatchRunner, run_lineups
@@ -19,6 +19,7 @@ __all__ = [
     "cross_play",
     "evaluate",
     "make_config",
+    "partner_play",
     "run_lineups",
     "to_markdown",
     "write_json",

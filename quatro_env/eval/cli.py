@@ -5,9 +5,12 @@ Examples::
     quatro-eval honest decoy --matches 200 --points-to-win 3 --round-seconds 60 --out results/
     quatro-eval random collector honest decoy --cross-play --matches 100 --out results/ladder
     quatro-eval counter:threshold=0.6 checkpoint:runs/best.pt --matches 500
+    quatro-eval ppo_4p honest+ppo_4p --matches 200            # a mixed team: honest partners ppo_4p
+    quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
 
-A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``)
-or a TorchScript checkpoint (``checkpoint:PATH`` or ``PATH.pt``).
+A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
+a shipped PPO checkpoint by name (``ppo_4p``), a TorchScript checkpoint (``checkpoint:PATH`` or
+``PATH.pt``), or a mixed team ``A+B`` (A in the team's lower seat, B its partner).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from quatro_env.eval.harness import cross_play, evaluate
+from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
 from quatro_env.quatro.bots import BOT_POLICIES
 
@@ -40,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cross-play", action="store_true", help="play every pair of the given policies")
     p.add_argument(
         "--self-play", action="store_true", help="with --cross-play: also each policy against itself"
+    )
+    p.add_argument(
+        "--partners",
+        metavar="OPPONENT",
+        default=None,
+        help="play every ordered pair of the given policies as partners (mixed teams) against OPPONENT",
     )
     p.add_argument("--matches", type=int, default=100, help="matches (per pair with --cross-play)")
     p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
@@ -90,7 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=not args.no_progress,
     )
     try:
-        if args.cross_play:
+        if args.cross_play and args.partners is not None:
+            print("quatro-eval: --cross-play and --partners are two different tournaments", file=sys.stderr)
+            return 2
+        if args.partners is not None:
+            common.pop("probe_matches")
+            report = partner_play(args.policies, args.partners, **common)
+        elif args.cross_play:
             report = cross_play(args.policies, self_play=args.self_play, **common)
         else:
             teams = args.players // 2

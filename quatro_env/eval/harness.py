@@ -190,3 +190,75 @@ def cross_play(
         "lineups": lineup_reports,
         "wall_seconds": round(time.perf_counter() - t0, 1),
     }
+
+
+def partner_play(
+    policies: Sequence[Any],
+    opponent: Any,
+    *,
+    matches: int = 100,
+    config: QuatroConfig | Mapping[str, Any] | None = None,
+    seed: int = 0,
+    max_rounds: int = 20,
+    workers: int = 2,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Every ordered pair (A, B) of ``policies`` as *partners* — one mixed team, A in its lower seat
+    and B beside it — against ``opponent`` at every other team, ``matches`` matches each; the
+    diagonal is each policy with itself.
+
+    Team-vs-team cross-play cannot tell whether independently trained policies share a convention
+    (partners there are always one policy); here B must read A's sign and A must read B's. The
+    report's matrices (row A, column B): the mixed team's win rate (with Wilson interval), «Quatro»
+    precision and listening Δ; one line-up report per pair.
+    """
+    cfg = make_config(config)
+    specs = [as_policy(p) for p in policies]
+    labels = _labels(specs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"policies: labels must be distinct, got {labels}")
+    if not specs:
+        raise ValueError("policies: partner play needs at least one policy")
+    if any(s.kind == "team" for s in specs):
+        raise ValueError("policies: give single policies; partner play builds the mixed teams itself")
+    opp = as_policy(opponent)
+    nt = cfg.num_players // 2
+    k = len(specs)
+    pairs = [(i, j) for i in range(k) for j in range(k)]
+    lineups = [[as_policy((specs[i], specs[j]))] + [opp] * (nt - 1) for i, j in pairs]
+    t0 = time.perf_counter()
+    results = run_lineups(
+        cfg,
+        lineups,
+        matches,
+        seed=seed,
+        max_rounds=max_rounds,
+        workers=workers,
+        progress=progress,
+        desc="partner play",
+    )
+    matrices: dict[str, list[list[Any]]] = {
+        key: [[None] * k for _ in range(k)]
+        for key in ("win_rate", "win_ci95", "quatro_precision", "listening_delta")
+    }
+    lineup_reports = []
+    for (i, j), lineup, records in zip(pairs, lineups, results, strict=True):
+        rep = summarize_lineup(records, [s.label for s in lineup], cfg.tick_seconds)
+        lineup_reports.append(rep)
+        team = rep["teams"][0]
+        matrices["win_rate"][i][j] = team["win_rate"]
+        matrices["win_ci95"][i][j] = team["win_ci95"]
+        matrices["quatro_precision"][i][j] = team["quatro_precision"]
+        matrices["listening_delta"][i][j] = team["listening"]["delta"]
+    return {
+        "schema": SCHEMA,
+        "kind": "partner_play",
+        "config": _config_dict(
+            cfg, matches_per_pair=matches, seed=seed, max_rounds=max_rounds, probe_matches=0
+        ),
+        "policies": labels,
+        "opponent": opp.label,
+        "partner_play": matrices,
+        "lineups": lineup_reports,
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }

@@ -1,5 +1,5 @@
 """PNG plots of a harness report (matplotlib, Agg backend): win-rate bars with 95% CIs, the
-cross-play heatmap, and the secrecy ROC curves."""
+cross-play and partner-play heatmaps, and the secrecy ROC curves."""
 
 from __future__ import annotations
 
@@ -48,27 +48,48 @@ def win_rate_bars(report: dict[str, Any], path: str | Path) -> Path:
     return _save(plt, fig, path)
 
 
-def cross_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
+def _heatmap(labels, matrix, path, *, xlabel: str, ylabel: str, bar: str, title: str) -> Path:
     plt = _plt()
     import numpy as np
 
-    labels = report["policies"]
-    m = np.array(
-        [[np.nan if v is None else v for v in row] for row in report["cross_play"]["win_rate"]], float
-    )
+    m = np.array([[np.nan if v is None else v for v in row] for row in matrix], float)
     fig, ax = plt.subplots(figsize=(1.0 * len(labels) + 2.5, 0.8 * len(labels) + 1.8))
     im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
     ax.set_xticks(range(len(labels)), labels, rotation=35, ha="right")
     ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel("opponent (column)")
-    ax.set_ylabel("policy (row)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     for i in range(len(labels)):
         for j in range(len(labels)):
             if not np.isnan(m[i, j]):
                 ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
-    fig.colorbar(im, ax=ax, label="row's match win rate")
-    ax.set_title("cross-play")
+    fig.colorbar(im, ax=ax, label=bar)
+    ax.set_title(title)
     return _save(plt, fig, path)
+
+
+def cross_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
+    return _heatmap(
+        report["policies"],
+        report["cross_play"]["win_rate"],
+        path,
+        xlabel="opponent (column)",
+        ylabel="policy (row)",
+        bar="row's match win rate",
+        title="cross-play",
+    )
+
+
+def partner_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
+    return _heatmap(
+        report["policies"],
+        report["partner_play"]["win_rate"],
+        path,
+        xlabel="partner (column)",
+        ylabel="lower seat (row)",
+        bar="mixed team's match win rate",
+        title=f"partner play against {report['opponent']}",
+    )
 
 
 def secrecy_roc(report: dict[str, Any], path: str | Path) -> Path:
@@ -103,6 +124,8 @@ def secrecy_roc(report: dict[str, Any], path: str | Path) -> Path:
 def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if report["kind"] == "partner_play":
+        return [partner_play_heatmap(report, out / f"{prefix}partner_play.png")]
     paths = [
         win_rate_bars(report, out / f"{prefix}win_rates.png"),
         secrecy_roc(report, out / f"{prefix}secrecy_roc.png"),

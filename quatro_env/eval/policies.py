@@ -13,7 +13,10 @@ Accepted forms (:func:`as_policy`):
   :class:`TorchPolicy`);
 * a class (``BotPolicy`` subclass or any factory ``cls(num_players, seed)`` returning an actor);
 * any other callable ``f(observation, mask) -> int`` (stateless; wrapped);
-* a ``PolicySpec`` (returned unchanged).
+* a ``PolicySpec`` (returned unchanged);
+* a **mixed team**: ``"A+B"`` or a tuple ``(A, B)`` of any of the forms above — the team's first
+  member (the lower seat) plays A, its partner B; cross-play of partners from different training
+  runs (can B read A's sign?).
 """
 
 from __future__ import annotations
@@ -46,11 +49,14 @@ class PolicySpec:
     """A named, picklable recipe for seat actors."""
 
     label: str
-    kind: str  # "bot" | "checkpoint" | "factory" | "function"
-    target: Any
+    kind: str  # "bot" | "checkpoint" | "factory" | "function" | "team"
+    target: Any  # for "team": one PolicySpec per member
     kwargs: tuple[tuple[str, Any], ...] = field(default=())
 
-    def build(self, num_players: int, seed: int | None = None):
+    def build(self, num_players: int, seed: int | None = None, member: int = 0):
+        """A seat actor; ``member`` (0: the team's lower seat, 1: its partner) matters to mixed teams."""
+        if self.kind == "team":
+            return self.target[member].build(num_players, seed)
         if self.kind == "bot":
             return BOT_POLICIES[self.target](num_players, seed, **dict(self.kwargs))
         if self.kind == "checkpoint":
@@ -66,6 +72,15 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
     """Turn any accepted form (see the module doc) into a :class:`PolicySpec`."""
     if isinstance(policy, PolicySpec):
         return policy
+    if isinstance(policy, str) and "+" in policy:
+        policy = tuple(policy.split("+"))
+    if isinstance(policy, tuple):
+        if len(policy) != 2:
+            raise ValueError(f"mixed team {policy!r}: a team has two members, got {len(policy)}")
+        members = tuple(as_policy(p) for p in policy)
+        if any(m.kind == "team" for m in members):
+            raise ValueError(f"mixed team {policy!r}: a member cannot itself be a team")
+        return PolicySpec(label or "+".join(m.label for m in members), "team", members)
     if isinstance(policy, (str, Path)):
         text = str(policy)
         ppo = _ppo_policy_spec(text, label)

@@ -44,7 +44,11 @@ def config_line(report: dict[str, Any]) -> str:
         f"{c['num_players']} players, round {c['round_seconds']:g} s, {c['points_to_win']} points to win, "
         f"tick {c['tick_seconds']:g} s, pulse {c['pulse_seconds']:g} s, at most {c['max_rounds']} rounds "
         f"a match (then a draw unless a team has won); {n} {per}, seed {c['seed']}, seats rotated; "
-        f"secrecy probes on the first {min(c['probe_matches'], n)} matches of each line-up."
+        + (
+            f"secrecy probes on the first {min(c['probe_matches'], n)} matches of each line-up."
+            if c["probe_matches"]
+            else "no secrecy probes."
+        )
     )
 
 
@@ -90,6 +94,8 @@ def to_markdown(report: dict[str, Any]) -> str:
             lines.append(_team_row(t, f"{k}: {t['policy']}"))
         return "\n".join(lines) + "\n"
 
+    if report["kind"] == "partner_play":
+        return "\n".join(lines + _partner_play_lines(report)) + "\n"
     labels = report["policies"]
     cp = report["cross_play"]
     lines.append(
@@ -137,3 +143,28 @@ def to_markdown(report: dict[str, Any]) -> str:
             f"| {_f(lu['draw_rate'])} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _partner_play_lines(report: dict[str, Any]) -> list[str]:
+    labels, pp = report["policies"], report["partner_play"]
+    lines = [
+        f"Mixed teams against `{report['opponent']}`: the row policy in the team's lower seat, the column "
+        "policy as its partner (the diagonal: a policy with itself).",
+        "",
+    ]
+    for title, cell in (
+        (
+            "Win rate of the mixed team, 95% Wilson interval:",
+            lambda i, j: _ci(pp["win_rate"][i][j], pp["win_ci95"][i][j]),
+        ),
+        ("«Quatro» precision of the mixed team:", lambda i, j: _f(pp["quatro_precision"][i][j])),
+        (
+            "Listening Δ of the mixed team (P(call | partner shows the sign) − P(call | not)):",
+            lambda i, j: _f(pp["listening_delta"][i][j]),
+        ),
+    ):
+        lines += [title, "", "| row + column | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for i, a in enumerate(labels):
+            lines.append(f"| **{a}** | " + " | ".join(cell(i, j) for j in range(len(labels))) + " |")
+        lines.append("")
+    return lines

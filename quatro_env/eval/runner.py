@@ -64,7 +64,7 @@ class MatchRunner:
     def actor(self, slot: int, seat: int):
         key = (slot, seat)
         if key not in self._actors:
-            self._actors[key] = self.policies[slot].build(self.n, 0)
+            self._actors[key] = self.policies[slot].build(self.n, 0, member=seat // self.num_teams)
         return self._actors[key]
 
     def play(self, match_index: int, seed: int, record_probe: bool = False) -> dict[str, Any]:
