@@ -20,10 +20,10 @@ def test_ppo_4p_ships_with_its_provenance():
     assert (CHECKPOINT_DIR / "ppo_4p.pt").stat().st_size < 5_000_000, "a small file"
 
 
-def _play(seed: int) -> list[int]:
-    env = parallel_env(num_players=4, round_seconds=10, points_to_win=1, max_rounds=2)
+def _play(seed: int, name: str = "ppo_4p", num_players: int = 4) -> list[int]:
+    env = parallel_env(num_players=num_players, round_seconds=10, points_to_win=1, max_rounds=2)
     obs, _ = env.reset(seed=seed)
-    seats = {a: PPOPolicy(4, seed + i, path="ppo_4p") for i, a in enumerate(env.agents)}
+    seats = {a: PPOPolicy(num_players, seed + i, path=name) for i, a in enumerate(env.agents)}
     chosen = []
     while env.agents:
         actions = {a: seats[a].act(o["observation"], o["action_mask"]) for a, o in obs.items()}
@@ -36,6 +36,15 @@ def _play(seed: int) -> list[int]:
 
 def test_shipped_policy_plays_legal_actions_deterministically():
     assert _play(3) == _play(3)
+
+
+@pytest.mark.parametrize("name", sorted(shipped_checkpoints()))
+def test_every_shipped_checkpoint_has_provenance_and_plays_at_its_player_count(name):
+    meta = json.loads((CHECKPOINT_DIR / f"{name}.json").read_text())
+    for key in ("command", "seed", "agent_steps", "updates", "wall_seconds", "config"):
+        assert meta[key] not in (None, ""), key
+    players = meta["config"]["env"]["num_players"]
+    assert len(_play(0, name, players)) > 0
 
 
 def test_harness_and_errors_know_the_shipped_name():
