@@ -53,6 +53,15 @@ def _labels(specs: Sequence[PolicySpec]) -> list[str]:
     return [s.label for s in specs]
 
 
+def _distinct_specs(policies: Sequence[Any]) -> tuple[list[PolicySpec], list[str]]:
+    """A tournament's policies as specs; rows and columns are named by their labels, so distinct."""
+    specs = [as_policy(p) for p in policies]
+    labels = _labels(specs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"policies: labels must be distinct, got {labels}")
+    return specs, labels
+
+
 def evaluate(
     policies: Sequence[Any],
     *,
@@ -116,10 +125,7 @@ def cross_play(
     excluded), and the secrecy probes pooled per policy over every match it played.
     """
     cfg = make_config(config)
-    specs = [as_policy(p) for p in policies]
-    labels = _labels(specs)
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"policies: labels must be distinct, got {labels}")
+    specs, labels = _distinct_specs(policies)
     nt = cfg.num_players // 2
     pairs = [(i, j) for i in range(len(specs)) for j in range(i if self_play else i + 1, len(specs))]
     if not pairs:
@@ -213,10 +219,7 @@ def partner_play(
     precision and listening Δ; one line-up report per pair.
     """
     cfg = make_config(config)
-    specs = [as_policy(p) for p in policies]
-    labels = _labels(specs)
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"policies: labels must be distinct, got {labels}")
+    specs, labels = _distinct_specs(policies)
     if not specs:
         raise ValueError("policies: partner play needs at least one policy")
     if any(s.kind == "team" for s in specs):
@@ -227,16 +230,8 @@ def partner_play(
     pairs = [(i, j) for i in range(k) for j in range(k)]
     lineups = [[as_policy((specs[i], specs[j]))] + [opp] * (nt - 1) for i, j in pairs]
     t0 = time.perf_counter()
-    results = run_lineups(
-        cfg,
-        lineups,
-        matches,
-        seed=seed,
-        max_rounds=max_rounds,
-        workers=workers,
-        progress=progress,
-        desc="partner play",
-    )
+    run = dict(seed=seed, max_rounds=max_rounds, workers=workers, progress=progress, desc="partner play")
+    results = run_lineups(cfg, lineups, matches, **run)
     matrices: dict[str, list[list[Any]]] = {
         key: [[None] * k for _ in range(k)]
         for key in ("win_rate", "win_ci95", "quatro_precision", "listening_delta")

@@ -68,27 +68,30 @@ def _heatmap(labels, matrix, path, *, xlabel: str, ylabel: str, bar: str, title:
     return _save(plt, fig, path)
 
 
-def cross_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
-    return _heatmap(
-        report["policies"],
-        report["cross_play"]["win_rate"],
-        path,
-        xlabel="opponent (column)",
-        ylabel="policy (row)",
-        bar="row's match win rate",
-        title="cross-play",
-    )
+#: the matrix each tournament kind plots: (key, x label, y label, colour-bar label, title)
+MATRIX_PLOTS = {
+    "cross_play": ("cross_play", "opponent (column)", "policy (row)", "row's match win rate", "cross-play"),
+    "partner_play": (
+        "partner_play",
+        "partner (column)",
+        "lower seat (row)",
+        "mixed team's match win rate",
+        "partner play against {opponent}",
+    ),
+}
 
 
-def partner_play_heatmap(report: dict[str, Any], path: str | Path) -> Path:
+def matrix_heatmap(report: dict[str, Any], path: str | Path) -> Path:
+    """The win-rate matrix of a cross-play or partner-play report."""
+    key, xlabel, ylabel, bar, title = MATRIX_PLOTS[report["kind"]]
     return _heatmap(
         report["policies"],
-        report["partner_play"]["win_rate"],
+        report[key]["win_rate"],
         path,
-        xlabel="partner (column)",
-        ylabel="lower seat (row)",
-        bar="mixed team's match win rate",
-        title=f"partner play against {report['opponent']}",
+        xlabel=xlabel,
+        ylabel=ylabel,
+        bar=bar,
+        title=title.format(opponent=report.get("opponent")),
     )
 
 
@@ -125,11 +128,11 @@ def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if report["kind"] == "partner_play":
-        return [partner_play_heatmap(report, out / f"{prefix}partner_play.png")]
+        return [matrix_heatmap(report, out / f"{prefix}partner_play.png")]
     paths = [
         win_rate_bars(report, out / f"{prefix}win_rates.png"),
         secrecy_roc(report, out / f"{prefix}secrecy_roc.png"),
     ]
     if report["kind"] == "cross_play":
-        paths.append(cross_play_heatmap(report, out / f"{prefix}cross_play.png"))
+        paths.append(matrix_heatmap(report, out / f"{prefix}cross_play.png"))
     return paths
