@@ -68,11 +68,10 @@ def _heatmap(labels, matrix, path, *, xlabel: str, ylabel: str, bar: str, title:
     return _save(plt, fig, path)
 
 
-#: the matrix each tournament kind plots: (key, x label, y label, colour-bar label, title)
+#: the labels of each tournament kind's win-rate matrix (``report[kind]``): x, y, colour bar, title
 MATRIX_PLOTS = {
-    "cross_play": ("cross_play", "opponent (column)", "policy (row)", "row's match win rate", "cross-play"),
+    "cross_play": ("opponent (column)", "policy (row)", "row's match win rate", "cross-play"),
     "partner_play": (
-        "partner_play",
         "partner (column)",
         "lower seat (row)",
         "mixed team's match win rate",
@@ -83,10 +82,10 @@ MATRIX_PLOTS = {
 
 def matrix_heatmap(report: dict[str, Any], path: str | Path) -> Path:
     """The win-rate matrix of a cross-play or partner-play report."""
-    key, xlabel, ylabel, bar, title = MATRIX_PLOTS[report["kind"]]
+    xlabel, ylabel, bar, title = MATRIX_PLOTS[report["kind"]]
     return _heatmap(
         report["policies"],
-        report[key]["win_rate"],
+        report[report["kind"]]["win_rate"],
         path,
         xlabel=xlabel,
         ylabel=ylabel,
