@@ -72,7 +72,7 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
     """Turn any accepted form (see the module doc) into a :class:`PolicySpec`."""
     if isinstance(policy, PolicySpec):
         return policy
-    if isinstance(policy, str) and "+" in policy:
+    if isinstance(policy, str) and "+" in policy and not Path(policy).exists():  # a path may hold "+"
         policy = tuple(policy.split("+"))
     if isinstance(policy, tuple):
         if len(policy) != 2:
