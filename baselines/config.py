@@ -120,6 +120,16 @@ class TrainConfig(BaseModel):
         description="zero: Φ = 0 once the round ends (potential-based); keep: the end of a round takes "
         "no shaping back, so a call's point is not cancelled by the holder's loss of Φ",
     )
+    # secrecy (training only): a learned eavesdropper's gain over the clock is a cost (eavesdropper.py)
+    secrecy_coef: float = Field(
+        0.0, ge=0, description="reward per nat the learned eavesdropper reads from a team's channel; 0 = off"
+    )
+    eavesdropper_hidden: PositiveInt = 64
+    eavesdropper_lr: float = Field(1e-3, gt=0)
+    eavesdropper_epochs: PositiveInt = 8
+    secrecy_warmup_updates: int = Field(
+        20, ge=0, description="updates the eavesdropper is only fitted, before its reading costs anything"
+    )
     # logging, evaluation and checkpoints
     log_every: PositiveInt = 1
     tensorboard: bool = True

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from baselines.config import TrainConfig, load_config, override_config
+from baselines.eavesdropper import ChannelEavesdropper
 from baselines.networks import build_model
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.quatro.actions import ActionCodec, ActionKind
@@ -95,6 +96,14 @@ class PPOTrainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.opponent = copy.deepcopy(self.model).requires_grad_(False)
         self.pool: list[dict[str, torch.Tensor]] = []
+        self.eavesdropper: ChannelEavesdropper | None = None  # secrecy_coef > 0: a learned eavesdropper
+        if cfg.secrecy_coef:
+            self.eavesdropper = ChannelEavesdropper(self.n, cfg.eavesdropper_hidden).to(self.device)
+            self.eavesdropper_optimizer = torch.optim.Adam(
+                self.eavesdropper.parameters(), lr=cfg.eavesdropper_lr
+            )
+            self.h_eaves = self.eavesdropper.initial_state(cfg.num_envs, self.device)
+            self.eaves_updates = 0  # fits so far: its reading costs nothing before secrecy_warmup_updates
         self.num_updates = max(1, cfg.total_agent_steps // (cfg.num_steps * self.slots))
         self.next_obs, self.next_mask = self._own(self.engine.reset(cfg.seed))
         self.next_done = torch.zeros(self.slots, dtype=torch.bool, device=self.device)
@@ -179,6 +188,8 @@ class PPOTrainer:
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         holders = self._quartet_holders().to(dev)  # at each tick's start: what the seats see
+        if self.eavesdropper is not None:
+            self._start_eavesdropping()
         for t in range(T):
             obs = self.next_obs.reshape(N, -1)
             mask = self.next_mask.reshape(N, -1)
@@ -206,13 +217,17 @@ class PPOTrainer:
                 chosen = chosen & (action <= self.a_contra_last) & learn
                 calls[kind] += int(chosen.sum())
                 calls[f"{kind}_paid"] += int((chosen & (game_reward > 0)).sum())
+            self.next_obs, self.next_mask = self._own(result)
+            done_tables = (result.terminations | result.truncations).to(dev)
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
             if cfg.collect_shaping:
                 reward = reward + cfg.collect_shaping * self._shaping(potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
-            done_tables = (result.terminations | result.truncations).to(dev)
+            if self.eavesdropper is not None:
+                leak = self._eavesdrop(t, holders, done_tables)
+                if self.eaves_updates >= cfg.secrecy_warmup_updates:
+                    reward = reward - cfg.secrecy_coef * leak
             buf["reward"][t] = reward
-            self.next_obs, self.next_mask = self._own(result)
             self.next_done = done_tables.repeat_interleave(n)
             self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
@@ -236,6 +251,57 @@ class PPOTrainer:
             )
         buf["adv"], buf["ret"] = self._gae(buf, next_value)
         return buf
+
+    # ------------------------------------------------------------------ secrecy (eavesdropper.py)
+    def _start_eavesdropping(self) -> None:
+        """Fresh buffers for the rows the eavesdropper reads during this rollout."""
+        T, B, teams = self.cfg.num_steps, self.cfg.num_envs, self.n // 2
+        dim = self.eavesdropper.input_dim
+        self.eaves_batch = {
+            "h0": self.h_eaves.clone(),
+            "view": torch.zeros(T, B, teams, dim, device=self.device),
+            "label": torch.zeros(T, B, teams, device=self.device),
+            "done": torch.zeros(T, B, dtype=torch.bool, device=self.device),
+        }
+        self.rollout_stats.update(channel_leak_nats=0.0, play_team_ticks=0.0)
+        self.rollout_stats.update(learner_leak_nats=0.0, learner_team_ticks=0.0)
+
+    def _eavesdrop(self, t: int, holders: torch.Tensor, done_tables: torch.Tensor) -> torch.Tensor:
+        """Each seat's team leak of this tick, in nats: what the eavesdropper reads from the channel as
+        it stands after the tick's actions, beyond the clock (the row is kept to fit it on)."""
+        eaves, teams = self.eavesdropper, self.n // 2
+        view = eaves.view(self.next_obs)
+        label = holders.view(self.cfg.num_envs, 2, teams).amax(1)  # seats k and k + teams: team k
+        with torch.no_grad():
+            logits, clock, self.h_eaves = eaves(view[None], done_tables[None], self.h_eaves)
+            play = eaves.playing(view)
+            leak = eaves.leak(logits[0], clock[0], label) * play
+        batch = self.eaves_batch
+        batch["view"][t], batch["label"][t], batch["done"][t] = view, label, done_tables
+        self.rollout_stats["channel_leak_nats"] += float(leak.sum())
+        self.rollout_stats["play_team_ticks"] += float(play.sum())
+        learner_team = self.learner.view(self.cfg.num_envs, 2, teams).any(1) & play
+        self.rollout_stats["learner_leak_nats"] += float(leak[learner_team].sum())
+        self.rollout_stats["learner_team_ticks"] += float(learner_team.sum())
+        return leak.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
+
+    def _fit_eavesdropper(self) -> dict[str, float]:
+        """A few full-batch steps on this rollout's rows; the BCEs logged are those *before* the steps
+        (on rows it has not been fitted on), so their difference is an honest leak estimate."""
+        eaves, batch = self.eavesdropper, self.eaves_batch
+        logged: dict[str, float] = {}
+        for epoch in range(self.cfg.eavesdropper_epochs):
+            loss, eaves_bce, clock_bce = eaves.loss(batch["view"], batch["done"], batch["h0"], batch["label"])
+            if epoch == 0:
+                logged = {"eavesdropper_bce": float(eaves_bce), "clock_bce": float(clock_bce)}
+            self.eavesdropper_optimizer.zero_grad()
+            loss.backward()
+            self.eavesdropper_optimizer.step()
+        self.eaves_updates += 1
+        for name, ticks in (("channel", "play_team_ticks"), ("learner", "learner_team_ticks")):
+            rows = max(1.0, self.rollout_stats[ticks])
+            logged[f"{name}_leak_nats"] = self.rollout_stats[f"{name}_leak_nats"] / rows
+        return logged
 
     def _own(self, result) -> tuple[torch.Tensor, torch.Tensor]:
         """Observations and masks copied to the network's device (the engine reuses its buffers)."""
@@ -403,6 +469,16 @@ class PPOTrainer:
             "pool_returns": self.pool_returns,
             "episodes": self.episodes,
             "env_config": self.env_cfg.model_dump(mode="json"),
+        } | self._eavesdropper_state()
+
+    def _eavesdropper_state(self) -> dict[str, Any]:
+        if self.eavesdropper is None:
+            return {}
+        return {
+            "eavesdropper": self.eavesdropper.state_dict(),
+            "eavesdropper_optimizer": self.eavesdropper_optimizer.state_dict(),
+            "h_eaves": self.h_eaves,
+            "eaves_updates": self.eaves_updates,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -441,6 +517,11 @@ class PPOTrainer:
         self.episodes = state["episodes"]
         torch.set_rng_state(state["torch_rng"])
         np.random.set_state(state["numpy_rng"])
+        if self.eavesdropper is not None and "eavesdropper" in state:  # else: secrecy starts in this leg
+            self.eavesdropper.load_state_dict(state["eavesdropper"])
+            self.eavesdropper_optimizer.load_state_dict(state["eavesdropper_optimizer"])
+            self.h_eaves.copy_(state["h_eaves"])
+            self.eaves_updates = state["eaves_updates"]
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -486,6 +567,8 @@ class PPOTrainer:
                 start = time.perf_counter()
                 buf = self.rollout()
                 stats = self.optimise(buf)
+                if self.eavesdropper is not None:
+                    stats.update(self._fit_eavesdropper())
                 self.update += 1
                 self.agent_steps += cfg.num_steps * self.slots  # counted once the update used them
                 elapsed = time.perf_counter() - start

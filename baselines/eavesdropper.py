@@ -1,0 +1,118 @@
+"""A learned eavesdropper for training: it reads each team's public channel, and its success is a cost.
+
+Why: the secrecy probe of the evaluation (``quatro_env.eval.probe``) asks whether an outsider can
+tell from a team's channel that it holds a quartet. Game reward alone only punishes a leak when an
+opponent *acts* on it («Contra!» in time); a policy that beats the scripted eavesdroppers may still
+leak. With ``secrecy_coef > 0`` the trainer fits, next to the policy, two classifiers of "this team
+holds a quartet now" on every play tick:
+
+* the **eavesdropper**: a GRU over what an opponent sees of the team's channel (its two seats' floor,
+  floor gestures, pulses and pulse ages) and of the round clock;
+* the **clock reference**: the round clock alone (quartets form a few seconds into a round, so the
+  clock predicts them without any channel; that part no policy can hide).
+
+The team's seats are charged ``secrecy_coef × leak`` per tick, where ``leak`` is the log-likelihood
+the eavesdropper gains over the clock on the tick's true label — the information (in nats) the channel
+gave away beyond the clock, as in adversarial representation learning (Ganin et al. 2016) or the
+"private" signalling agents of Strouse et al. 2018, here with the decoder trained alongside rather than
+through the policy's gradient. The eavesdropper reads only public fields of an opponent's observation
+(Q27), never a hand.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from quatro_env.quatro.cards import NUM_EMOJIS
+from quatro_env.quatro.encoding import ObservationEncoder
+
+PLAY_PHASE = 1  # index of the play phase in ``table.phase`` (the channel exists only then, Q15)
+SEAT_FIELDS = (("floor", 1), ("took_floor", 1), ("released_floor", 1), ("pulse_emoji", NUM_EMOJIS))
+LEAK_CLIP = 3.0  # nats: one tick's leak is clipped to ±this, so a rare confident miss is not a huge reward
+
+
+class ChannelEavesdropper(nn.Module):
+    """Classifiers of "team holds a quartet" from an opponent's view of the team's channel.
+
+    ``view(obs)`` picks the inputs from observations ``[B, n, D]``: team ``k`` (seats ``k`` and
+    ``k + n/2``) is seen through the observation of seat ``k + 1`` — an opponent at every player
+    count — in whose egocentric frame the team's seats sit at offsets ``n - 1`` and ``n/2 - 1``.
+    """
+
+    def __init__(self, num_players: int, hidden: int = 64) -> None:
+        super().__init__()
+        n, teams = num_players, num_players // 2
+        self.n, self.num_teams, self.hidden = n, teams, hidden
+        off = ObservationEncoder(n).offsets
+
+        def cols(name: str, size: int) -> list[int]:
+            return list(range(off[name], off[name] + size))
+
+        seats = (n - 1, teams - 1)  # the team's two seats, relative to the observer k + 1
+        channel = [c for r in seats for name, size in SEAT_FIELDS for c in cols(f"seat[{r}].{name}", size)]
+        self.register_buffer("channel", torch.tensor(channel), persistent=False)
+        self.register_buffer(
+            "age", torch.tensor([off[f"seat[{r}].pulse_age"] for r in seats]), persistent=False
+        )
+        self.register_buffer("phase", torch.tensor(cols("table.phase", 4)), persistent=False)
+        self.register_buffer("left", torch.tensor([off["table.phase_left"]]), persistent=False)
+        self.clock_dim = 4 + 1
+        self.input_dim = len(channel) + 2 * 2 + self.clock_dim  # + per seat: pulsed now, pulse age
+        self.gru = nn.GRU(self.input_dim, hidden)
+        self.head = nn.Linear(hidden, 1)
+        self.reference = nn.Sequential(nn.Linear(self.clock_dim, 32), nn.ReLU(), nn.Linear(32, 1))
+
+    def initial_state(self, tables: int, device: torch.device | str = "cpu") -> torch.Tensor:
+        return torch.zeros(1, tables * self.num_teams, self.hidden, device=device)
+
+    def view(self, obs: torch.Tensor) -> torch.Tensor:
+        """``[B, n, D]`` observations → ``[B, teams, input_dim]`` float inputs (public fields only)."""
+        observer = obs[:, 1 : self.num_teams + 1].float()  # seat k + 1 watches team k
+        age = observer[..., self.age]
+        pulsed_now = (age == 0).float()
+        clock = torch.cat([observer[..., self.phase], observer[..., self.left] / 255.0], dim=-1)
+        return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, clock], dim=-1)
+
+    @staticmethod
+    def playing(view: torch.Tensor) -> torch.Tensor:
+        """Which rows are play ticks (the only ticks that are scored)."""
+        clock_phase = view[..., -5:-1]
+        return clock_phase[..., PLAY_PHASE] > 0
+
+    def forward(
+        self, views: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``views [T, B, teams, F]``, ``done [T, B]`` (memory cleared before tick t) → eavesdropper
+        and clock logits ``[T, B, teams]`` and the last memory."""
+        steps, tables, teams, _ = views.shape
+        x = views.reshape(steps, tables * teams, -1)
+        reset = done.repeat_interleave(teams, dim=1)
+        h, outs = h0, []
+        for t in range(steps):
+            h = h * (1.0 - reset[t].float()).view(1, -1, 1)
+            out, h = self.gru(x[t].unsqueeze(0), h)
+            outs.append(out[0])
+        logits = self.head(torch.stack(outs)).reshape(steps, tables, teams)
+        clock = self.reference(views[..., -self.clock_dim :]).squeeze(-1)
+        return logits, clock, h
+
+    @staticmethod
+    def leak(logits: torch.Tensor, clock: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
+        """Nats the eavesdropper gains over the clock on the true label (per row, clipped)."""
+        bce = nn.functional.binary_cross_entropy_with_logits
+        gain = bce(clock, label, reduction="none") - bce(logits, label, reduction="none")
+        return gain.clamp(-LEAK_CLIP, LEAK_CLIP)
+
+    def loss(
+        self, views: torch.Tensor, done: torch.Tensor, h0: torch.Tensor, label: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Mean BCE of both classifiers on the play ticks of a rollout (for their optimiser), and
+        each one's BCE alone (logged: their difference is the channel's leak in nats per tick)."""
+        logits, clock, _ = self(views, done, h0)
+        play = self.playing(views).float()
+        rows = play.sum().clamp(min=1.0)
+        bce = nn.functional.binary_cross_entropy_with_logits
+        eaves = (bce(logits, label, reduction="none") * play).sum() / rows
+        ref = (bce(clock, label, reduction="none") * play).sum() / rows
+        return eaves + ref, eaves.detach(), ref.detach()
