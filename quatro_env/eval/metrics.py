@@ -164,14 +164,28 @@ def secrecy(x: np.ndarray, s: np.ndarray, y: np.ndarray, groups: np.ndarray, see
     """Baseline (clock only), outsider (public channel + clock) and partner (+ the sign) probes,
     on the same held-out matches; each also scored on pairs of rows of the same round tick."""
     if y.size == 0:
-        return {"baseline": None, "outsider": None, "partner": None, "rows": 0, "positive_rate": None}
+        return {
+            "baseline": None,
+            "outsider": None,
+            "partner": None,
+            "rows": 0,
+            "positive_rate": None,
+            "sign_coverage": None,
+            "false_sign_rate": None,
+        }
     tick = x[:, ROUND_TIME_COLUMN]
     base = fit_probe(x[:, list(CLOCK_COLUMNS)], y, groups, seed=seed, strata=tick)
     out = fit_probe(x, y, groups, seed=seed, strata=tick)
     part = fit_probe(np.concatenate([x, s], axis=1), y, groups, seed=seed, strata=tick)
+    # the sign is visible on a row when a member shows it on the floor or just pulsed it: how many of
+    # the quartet rows carry it bounds what the partner can read (a quartet is held for a tick or two
+    # before a sign can be shown, Q15)
+    visible, holding = (s > 0).any(axis=1), y > 0
     return {
         "rows": int(y.size),
         "positive_rate": _r(float(y.mean())),
+        "sign_coverage": _r(float(visible[holding].mean())) if holding.any() else None,
+        "false_sign_rate": _r(float(visible[~holding].mean())) if (~holding).any() else None,
         "baseline": _probe_dict(base),
         "outsider": _probe_dict(out),
         "partner": _probe_dict(part),

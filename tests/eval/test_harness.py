@@ -62,9 +62,20 @@ def test_evaluate_report_and_determinism_across_worker_counts():
         assert t["signalling"]["mutual_information_bits"] > 0
         assert t["time_to_correct_call_s"]["median"] is not None
         sec = t["secrecy"]
-        assert set(sec) == {"rows", "positive_rate", "baseline", "outsider", "partner"}
+        assert set(sec) == {
+            "rows",
+            "positive_rate",
+            "baseline",
+            "outsider",
+            "partner",
+            "sign_coverage",
+            "false_sign_rate",
+        }
         # within one round tick the clock-only baseline scores every row alike: no pair is ranked
         assert sec["baseline"]["time_matched_auc"] == 0.5
+        assert 0 < sec["sign_coverage"] < 1  # a quartet is held a tick or more before the sign shows
+    honest = next(t for t in teams if t["policy"] == "honest")
+    assert honest["secrecy"]["false_sign_rate"] == 0.0  # honest shows its sign only holding a quartet
 
 
 def test_user_callable_and_checkpoint_policies(tmp_path):
