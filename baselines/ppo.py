@@ -19,7 +19,9 @@ import argparse
 import copy
 import csv
 import json
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,14 @@ def policy_payload(state: dict[str, Any], command: str) -> dict[str, Any]:
         "command": command,
         "seed": cfg["seed"],
     }
+
+
+def _ignore_sigint():
+    """Ignore SIGINT from now on; return the handler to restore (None off the main thread, where
+    signal handlers cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class PPOTrainer:
@@ -551,6 +561,7 @@ class PPOTrainer:
         last = self.num_updates if updates is None else min(self.num_updates, self.update + updates)
         writer = self._writer()
         bar = None
+        previous_handler = None
         if cfg.progress_bar:
             from tqdm import tqdm
 
@@ -609,6 +620,9 @@ class PPOTrainer:
                     self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt")
                     self.save(self.run_dir / "latest.pt")
         except KeyboardInterrupt:
+            # a second Ctrl-C (or a signal sent to both ``timeout`` and its child) must not cut the
+            # save short: further SIGINTs are ignored until the checkpoint is written
+            previous_handler = _ignore_sigint()
             print(
                 f"\ninterrupted at update {self.update}: writing {self.run_dir / 'latest.pt'}",
                 file=sys.stderr,
@@ -620,6 +634,8 @@ class PPOTrainer:
                 writer.close()
         self.save(self.run_dir / "latest.pt")
         self.export_policy(self.run_dir / "policy.pt", command)
+        if previous_handler is not None:
+            signal.signal(signal.SIGINT, previous_handler)
         return self.history
 
     def evaluate(self, command: str = "") -> dict[str, float]:

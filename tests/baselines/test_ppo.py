@@ -167,3 +167,33 @@ def test_an_interrupt_inside_an_update_counts_only_completed_updates(cfg, monkey
     state = torch.load(trainer.run_dir / "latest.pt", weights_only=False)
     assert state["update"] == 1
     assert state["agent_steps"] == cfg.num_steps * cfg.num_envs * 4
+
+
+def test_a_second_ctrl_c_while_stopping_does_not_cut_the_save_short(cfg, monkeypatch):
+    """Two SIGINTs (a second Ctrl-C, or ``pkill`` reaching both ``timeout`` and the trainer): the
+    checkpoint of the completed updates is still written, and SIGINT works again afterwards."""
+    import os
+    import signal
+
+    trainer = PPOTrainer(cfg)
+    real = trainer.optimise
+    calls = []
+
+    def optimise_then_interrupt(buf):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(buf)
+
+    real_export = trainer.export_policy
+
+    def export_after_a_second_sigint(path, command):
+        os.kill(os.getpid(), signal.SIGINT)  # arrives while the trainer is writing its checkpoint
+        real_export(path, command)
+
+    monkeypatch.setattr(trainer, "optimise", optimise_then_interrupt)
+    monkeypatch.setattr(trainer, "export_policy", export_after_a_second_sigint)
+    trainer.train(updates=3)
+    assert torch.load(trainer.run_dir / "latest.pt", weights_only=False)["update"] == 1
+    assert (trainer.run_dir / "policy.pt").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
