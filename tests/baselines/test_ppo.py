@@ -9,6 +9,7 @@ import torch
 
 from baselines.config import TrainConfig, load_config, parse_overrides
 from baselines.ppo import PPOTrainer, main
+from tests.baselines.helpers import assert_same_weights, interrupt_the_second_update, straight_and_resumed
 
 SMOKE = "configs/smoke.yaml"
 
@@ -53,21 +54,8 @@ def test_masking_never_samples_an_illegal_action(cfg):
 
 
 def test_resume_continues_identically(cfg, tmp_path):
-    straight = PPOTrainer(cfg)
-    straight.train(updates=4)
-
-    first = PPOTrainer(cfg)
-    first.train(updates=2)
-    path = tmp_path / "mid.pt"
-    first.save(path)
-    resumed = PPOTrainer(cfg)
-    resumed.load_state_dict(torch.load(path, weights_only=False))
-    resumed.train(updates=2)
-
-    for (name, a), (_, b) in zip(
-        straight.model.state_dict().items(), resumed.model.state_dict().items(), strict=True
-    ):
-        assert torch.equal(a, b), name
+    straight, resumed = straight_and_resumed(cfg, tmp_path)
+    assert_same_weights(straight.model, resumed.model)
     keys = ("agent_steps", "episode_return", "pg_loss", "v_loss")
     assert [[r[k] for k in keys] for r in straight.history] == [[r[k] for k in keys] for r in resumed.history]
 
@@ -154,15 +142,7 @@ def test_an_interrupt_inside_an_update_counts_only_completed_updates(cfg, monkey
     """Ctrl-C during the optimisation: the checkpoint's agent-steps are those of the updates done
     (the interrupted update's rollout is discarded, not counted)."""
     trainer = PPOTrainer(cfg)
-    real, calls = trainer.optimise, []
-
-    def optimise_then_interrupt(buf):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(buf)
-
-    monkeypatch.setattr(trainer, "optimise", optimise_then_interrupt)
+    interrupt_the_second_update(trainer, monkeypatch)
     trainer.train(updates=3)
     state = torch.load(trainer.run_dir / "latest.pt", weights_only=False)
     assert state["update"] == 1
@@ -176,22 +156,13 @@ def test_a_second_ctrl_c_while_stopping_does_not_cut_the_save_short(cfg, monkeyp
     import signal
 
     trainer = PPOTrainer(cfg)
-    real = trainer.optimise
-    calls = []
-
-    def optimise_then_interrupt(buf):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(buf)
-
+    interrupt_the_second_update(trainer, monkeypatch)
     real_export = trainer.export_policy
 
     def export_after_a_second_sigint(path, command):
         os.kill(os.getpid(), signal.SIGINT)  # arrives while the trainer is writing its checkpoint
         real_export(path, command)
 
-    monkeypatch.setattr(trainer, "optimise", optimise_then_interrupt)
     monkeypatch.setattr(trainer, "export_policy", export_after_a_second_sigint)
     trainer.train(updates=3)
     assert torch.load(trainer.run_dir / "latest.pt", weights_only=False)["update"] == 1

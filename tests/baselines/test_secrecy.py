@@ -12,6 +12,7 @@ from baselines.ppo import PPOTrainer
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
+from tests.baselines.helpers import assert_same_weights, straight_and_resumed
 
 SMOKE = "configs/smoke.yaml"
 
@@ -110,19 +111,8 @@ def test_resume_with_the_eavesdropper_continues_identically(tmp_path):
         SMOKE,
         [f"out_dir={tmp_path}", "total_agent_steps=8192", "secrecy_coef=0.5", "secrecy_warmup_updates=1"],
     )
-    straight = PPOTrainer(cfg)
-    straight.train(updates=4)
-    first = PPOTrainer(cfg)
-    first.train(updates=2)
-    first.save(tmp_path / "mid.pt")
-    resumed = PPOTrainer(cfg)
-    resumed.load_state_dict(torch.load(tmp_path / "mid.pt", weights_only=False))
-    resumed.train(updates=2)
-    for a, b in zip(straight.eavesdropper.parameters(), resumed.eavesdropper.parameters(), strict=True):
-        assert torch.equal(a, b)
-    for (name, a), (_, b) in zip(
-        straight.model.state_dict().items(), resumed.model.state_dict().items(), strict=True
-    ):
-        assert torch.equal(a, b), name
+    straight, resumed = straight_and_resumed(cfg, tmp_path)
+    assert_same_weights(straight.eavesdropper, resumed.eavesdropper)
+    assert_same_weights(straight.model, resumed.model)
     keys = ("agent_steps", "episode_return", "learner_leak_nats", "eavesdropper_bce")
     assert [[r[k] for k in keys] for r in straight.history] == [[r[k] for k in keys] for r in resumed.history]

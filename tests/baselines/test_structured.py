@@ -14,6 +14,7 @@ from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
+from tests.baselines.helpers import assert_same_weights, straight_and_resumed
 
 SMOKE = "configs/smoke.yaml"
 
@@ -127,18 +128,8 @@ def test_bot_tables_train_only_the_learner_seat(tmp_path):
 def test_resume_is_exact_with_bots_and_pool(tmp_path):
     """The scripted bots' state (knowledge, RNG) is part of the checkpoint."""
     cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "total_agent_steps=8192", "bot_prob=0.5"])
-    straight = PPOTrainer(cfg)
-    straight.train(updates=4)
-    first = PPOTrainer(cfg)
-    first.train(updates=2)
-    first.save(tmp_path / "mid.pt")
-    resumed = PPOTrainer(cfg)
-    resumed.load_state_dict(torch.load(tmp_path / "mid.pt", weights_only=False))
-    resumed.train(updates=2)
-    for (name, a), (_, b) in zip(
-        straight.model.state_dict().items(), resumed.model.state_dict().items(), strict=True
-    ):
-        assert torch.equal(a, b), name
+    straight, resumed = straight_and_resumed(cfg, tmp_path)
+    assert_same_weights(straight.model, resumed.model)
 
 
 def test_opponent_config_errors_name_the_field():

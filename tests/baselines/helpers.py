@@ -1,0 +1,41 @@
+"""Shared steps of the PPO tests: a run resumed half-way, and a run interrupted in its second update."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from baselines.config import TrainConfig
+from baselines.ppo import PPOTrainer
+
+
+def straight_and_resumed(cfg: TrainConfig, tmp_path: Path) -> tuple[PPOTrainer, PPOTrainer]:
+    """4 updates in one go, and 2 + 2 updates through a checkpoint: a resume is exact when they agree."""
+    straight = PPOTrainer(cfg)
+    straight.train(updates=4)
+    first = PPOTrainer(cfg)
+    first.train(updates=2)
+    first.save(tmp_path / "mid.pt")
+    resumed = PPOTrainer(cfg)
+    resumed.load_state_dict(torch.load(tmp_path / "mid.pt", weights_only=False))
+    resumed.train(updates=2)
+    return straight, resumed
+
+
+def assert_same_weights(a: torch.nn.Module, b: torch.nn.Module) -> None:
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
+        assert torch.equal(x, y), name
+
+
+def interrupt_the_second_update(trainer: PPOTrainer, monkeypatch) -> None:
+    """Ctrl-C (a KeyboardInterrupt) inside the optimisation of the trainer's second update."""
+    real, calls = trainer.optimise, []
+
+    def optimise_then_interrupt(buf):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(buf)
+
+    monkeypatch.setattr(trainer, "optimise", optimise_then_interrupt)
