@@ -24,6 +24,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from baselines.networks import recur
 from quatro_env.quatro.cards import NUM_EMOJIS
 from quatro_env.quatro.encoding import ObservationEncoder
 
@@ -74,11 +75,10 @@ class ChannelEavesdropper(nn.Module):
         clock = torch.cat([observer[..., self.phase], observer[..., self.left] / 255.0], dim=-1)
         return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, clock], dim=-1)
 
-    @staticmethod
-    def playing(view: torch.Tensor) -> torch.Tensor:
-        """Which rows are play ticks (the only ticks that are scored)."""
-        clock_phase = view[..., -5:-1]
-        return clock_phase[..., PLAY_PHASE] > 0
+    def playing(self, view: torch.Tensor) -> torch.Tensor:
+        """Which rows are play ticks (the only ticks that are scored): the clock, last in the view,
+        starts with the phase one-hot."""
+        return view[..., self.input_dim - self.clock_dim + PLAY_PHASE] > 0
 
     def forward(
         self, views: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
@@ -87,13 +87,8 @@ class ChannelEavesdropper(nn.Module):
         and clock logits ``[T, B, teams]`` and the last memory."""
         steps, tables, teams, _ = views.shape
         x = views.reshape(steps, tables * teams, -1)
-        reset = done.repeat_interleave(teams, dim=1)
-        h, outs = h0, []
-        for t in range(steps):
-            h = h * (1.0 - reset[t].float()).view(1, -1, 1)
-            out, h = self.gru(x[t].unsqueeze(0), h)
-            outs.append(out[0])
-        logits = self.head(torch.stack(outs)).reshape(steps, tables, teams)
+        memory, h = recur(self.gru, x, done.repeat_interleave(teams, dim=1), h0)
+        logits = self.head(memory).reshape(steps, tables, teams)
         clock = self.reference(views[..., -self.clock_dim :]).squeeze(-1)
         return logits, clock, h
 

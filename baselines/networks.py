@@ -23,6 +23,19 @@ def _layer(inp: int, out: int, gain: float = 2**0.5) -> nn.Linear:
     return layer
 
 
+def recur(
+    gru: nn.GRU, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A GRU over ``[T, N, features]`` ticks, its memory cleared where an episode starts
+    (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory."""
+    h, outs = h0, []
+    for t in range(x.shape[0]):
+        h = h * (1.0 - done[t].float()).view(1, -1, 1)
+        out, h = gru(x[t].unsqueeze(0), h)
+        outs.append(out[0])
+    return torch.stack(outs), h
+
+
 class RecurrentActorCritic(nn.Module):
     def __init__(
         self, obs_dim: int, num_actions: int, hidden: int = 256, rnn: int = 128, state_dim: int | None = None
@@ -58,13 +71,7 @@ class RecurrentActorCritic(nn.Module):
     def _recur(
         self, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The GRU over ``[T, N, hidden]`` encoded ticks, its memory cleared where an episode starts."""
-        h, outs = h0, []
-        for t in range(x.shape[0]):
-            h = h * (1.0 - done[t].float()).view(1, -1, 1)
-            out, h = self.gru(x[t].unsqueeze(0), h)
-            outs.append(out[0])
-        return torch.stack(outs), h
+        return recur(self.gru, x, done, h0)
 
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None

@@ -288,11 +288,12 @@ class PPOTrainer:
             leak = eaves.leak(logits[0], clock[0], label) * play
         batch = self.eaves_batch
         batch["view"][t], batch["label"][t], batch["done"][t] = view, label, done_tables
-        self.rollout_stats["channel_leak_nats"] += float(leak.sum())
-        self.rollout_stats["play_team_ticks"] += float(play.sum())
         learner_team = self.learner.view(self.cfg.num_envs, 2, teams).any(1) & play
-        self.rollout_stats["learner_leak_nats"] += float(leak[learner_team].sum())
-        self.rollout_stats["learner_team_ticks"] += float(learner_team.sum())
+        stats = self.rollout_stats  # tensors until the update reads them: no host sync per tick
+        stats["channel_leak_nats"] = stats["channel_leak_nats"] + leak.sum()
+        stats["play_team_ticks"] = stats["play_team_ticks"] + play.sum()
+        stats["learner_leak_nats"] = stats["learner_leak_nats"] + (leak * learner_team).sum()
+        stats["learner_team_ticks"] = stats["learner_team_ticks"] + learner_team.sum()
         return leak.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
 
     def _fit_eavesdropper(self) -> dict[str, float]:
@@ -309,8 +310,8 @@ class PPOTrainer:
             self.eavesdropper_optimizer.step()
         self.eaves_updates += 1
         for name, ticks in (("channel", "play_team_ticks"), ("learner", "learner_team_ticks")):
-            rows = max(1.0, self.rollout_stats[ticks])
-            logged[f"{name}_leak_nats"] = self.rollout_stats[f"{name}_leak_nats"] / rows
+            rows = max(1.0, float(self.rollout_stats[ticks]))
+            logged[f"{name}_leak_nats"] = float(self.rollout_stats[f"{name}_leak_nats"]) / rows
         return logged
 
     def _own(self, result) -> tuple[torch.Tensor, torch.Tensor]:
