@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class CuatrolaConfig(BaseModel):
-    """Options of the Cuatrola environment (immutable; unknown keys are rejected)."""
+    """Options of the Cuatrola environment (immutable; unknown keys and lax types are rejected)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     target_score: int = Field(
         11,

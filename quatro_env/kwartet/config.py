@@ -13,9 +13,12 @@ STOCK_HAND_SIZE = 7
 
 
 class KwartetConfig(BaseModel):
-    """Everything that is fixed for a whole game; bad values raise a ``ValueError`` naming the field."""
+    """Everything that is fixed for a whole game; bad values raise a ``ValueError`` naming the field.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Types are strict: ``num_players="4"`` or ``4.0`` and ``stock="yes"`` or ``1`` are refused.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     num_players: int = Field(4, ge=2, le=6, description="K1: 3-6 players; 2 only with the stock variant")
     num_families: int = Field(8, ge=2, le=13, description="K1: number of quartets (deck size / 4)")

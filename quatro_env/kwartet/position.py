@@ -11,12 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StrictInt,
+    StrictStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from quatro_env.kwartet.cards import CardSpec, Deck
+from quatro_env.kwartet.cards import Deck
 from quatro_env.kwartet.config import KwartetConfig
 
-SeatSpec = int | str
+SeatSpec = StrictInt | StrictStr
+"""A seat: its index or its agent name; ``True`` or ``1.0`` are not seat 1."""
+StrictCard = StrictInt | StrictStr
+"""A card id or name (see ``CardSpec``), never a bool or a float."""
 
 
 class ScriptedPosition(BaseModel):
@@ -24,10 +35,10 @@ class ScriptedPosition(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    hands: tuple[tuple[CardSpec, ...], ...]
+    hands: tuple[tuple[StrictCard, ...], ...]
     to_move: SeatSpec = 0
-    exposed: dict[int | str, SeatSpec] = {}
-    stock: tuple[CardSpec, ...] = ()
+    exposed: dict[StrictInt | StrictStr, SeatSpec] = {}
+    stock: tuple[StrictCard, ...] = ()
 
     @field_validator("hands", "stock", mode="after")
     @classmethod

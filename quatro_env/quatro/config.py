@@ -11,20 +11,30 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
 
 #: a duration: a finite number > 0 (booleans are refused rather than read as 1.0 s)
 Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
 Count = Annotated[int, Field(strict=True, gt=0)]
+TABLE_SIZES = (4, 6, 8)  # Q1
+#: ticks beyond this are shown as 255 in the observations (uint8 features, clipped as documented in
+#: ``encoding.py``); the reference engine itself counts any duration exactly
+OBSERVED_TICKS_MAX = 255
 
 
 class QuatroConfig(BaseModel):
-    """Configuration of a Quatro table; defaults are the source's values (Q6)."""
+    """Configuration of a Quatro table; defaults are the source's values (Q6).
+
+    Types are strict (docs/quatro.md, decision 16): ``4.0`` is not 4 players, ``"no"`` is not
+    False, ``True`` is not seat 1. A duration may exceed what the uint8 observation shows: its
+    tick count is then shown as ``OBSERVED_TICKS_MAX`` (255) until fewer ticks remain (e.g.
+    ``round_seconds=2e9``), while the engine plays it exactly.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    num_players: Literal[4, 6, 8] = Field(4, description="Q1: 4, 6 or 8 players")
+    num_players: StrictInt = Field(4, description="Q1: 4, 6 or 8 players")
     tick_seconds: Seconds = Field(0.5, description="Q6: length of one tick")
     sign_phase_seconds: Seconds = Field(30.0, description="Q8: longest sign phase")
     round_seconds: Seconds = Field(180.0, description="Q10: play time before a blank round")
@@ -37,18 +47,26 @@ class QuatroConfig(BaseModel):
     vote_interval_seconds: Seconds = Field(30.0, description="Q21: between two proposals")
     points_to_win: Count = Field(5, description="Q24")
     own_quartet_guard: Literal["confirm", "off"] = Field("confirm", description="Q18 reminder")
-    reveal_signs: bool = Field(False, description="Q7: show every team's sign at the reveal")
-    bot_seats: tuple[int, ...] = Field((), description="Q22: seats driven by a built-in bot")
-    bot_policy: str = Field("idle", description="Q22: name of the built-in bot policy")
+    reveal_signs: StrictBool = Field(False, description="Q7: show every team's sign at the reveal")
+    bot_seats: tuple[StrictInt, ...] = Field((), description="Q22: seats driven by a built-in bot")
+    bot_policy: str = Field("idle", strict=True, description="Q22: name of the built-in bot policy")
     disconnect_prob: Probability = Field(0.0, lt=1, description="Q23: per tick, per connected seat")
     reconnect_prob: Probability = Field(0.1, description="Q23: per tick, per disconnected seat")
-    disconnect_schedule: tuple[tuple[int, int, bool], ...] = Field(
+    disconnect_schedule: tuple[tuple[StrictInt, StrictInt, StrictBool], ...] = Field(
         (), description="Q23: (tick, seat, connected) applied just before that tick"
     )
     episode: Literal["match", "round"] = Field("match", description="episode = a match or one round")
     reward_mode: Literal["zero_sum", "team_points"] = Field("zero_sum", description="see docs/quatro.md")
     max_rounds: Count = Field(100, description="truncate a match after this many rounds")
     illegal_action: Literal["raise", "noop"] = Field("raise", description="Q29")
+
+    @field_validator("num_players")
+    @classmethod
+    def _check_players(cls, n: int) -> int:
+        # a Literal would take 4.0 for 4 (pydantic cannot make a Literal strict)
+        if n not in TABLE_SIZES:
+            raise ValueError(f"num_players: must be one of {TABLE_SIZES} (Q1), got {n}")
+        return n
 
     @model_validator(mode="after")
     def _check_seats(self) -> QuatroConfig:
