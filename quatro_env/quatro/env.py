@@ -14,12 +14,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from quatro_env.common.strict import as_int
 from quatro_env.quatro.bots import BOT_POLICIES
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import GameOverError, IllegalActionError, QuatroEngine, TickResult
 from quatro_env.quatro.render import render_table
-from quatro_env.quatro.scripted import apply_options
+from quatro_env.quatro.scripted import apply_script, parse_options
 
 RENDER_MODES = ("ansi", "human")
 
@@ -69,15 +70,19 @@ class QuatroParallelEnv(ParallelEnv):
 
     # ---------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
-        """Deterministic per ``seed`` (Q30); ``options`` is a scripted position (see ``scripted.py``)."""
+        """Deterministic per ``seed`` (Q30); ``options`` is a scripted position (see ``scripted.py``).
+
+        Everything is validated before anything changes: a refused reset leaves the env exactly
+        as it was (still steppable where it was).
+        """
+        script = parse_options(self.engine, options)
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+            self._seed_rng = np.random.default_rng(as_int(seed, "seed", low=0))
         engine_seed, *bot_seeds = self._seed_rng.integers(2**63 - 1, size=1 + len(self.bots)).tolist()
         events = self.engine.reset(engine_seed)
         for bot, bot_seed in zip(self.bots.values(), bot_seeds, strict=True):
             bot.reset(bot_seed)
-        if options:
-            apply_options(self.engine, options)
+        apply_script(self.engine, script)
         self._driven.clear()
         self.agents = list(self.possible_agents)
         self.last_tick = TickResult(tick=-1, order=(), events=events, points=[0] * self.engine.num_teams)
@@ -95,16 +100,10 @@ class QuatroParallelEnv(ParallelEnv):
         flagged = [False] * self.n
         for agent, action in actions.items():
             seat = self.agent_seat[agent]
-            if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-                raise ValueError(f"{agent}: an action is an int index, got {action!r}")
-            action = int(action)
-            if not (0 <= action < self.codec.num_actions and self._masks[seat, action]):
-                reason = self.engine.illegal_reason(seat, action)
-                if self.config.illegal_action == "raise":
-                    described = self.codec.describe(action) if 0 <= action < self.codec.num_actions else "?"
-                    raise IllegalActionError(seat, action, described, f"{agent}: {reason}")
-                action, flagged[seat] = 0, True
-            joint[seat] = action
+            if self.check_action(agent, action):
+                joint[seat] = int(action)
+            else:
+                flagged[seat] = True  # illegal_action="noop": played as the no-op, and flagged
         for seat, bot in self.bots.items():
             joint[seat] = self._bot_action(seat, bot)
 
@@ -125,6 +124,24 @@ class QuatroParallelEnv(ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return observations, rewards, terminations, truncations, infos
+
+    def check_action(self, agent: str, action: Any) -> bool:
+        """Whether ``agent`` may play ``action`` this tick (Q29), judged on the env's own masks.
+
+        A non-integer action is a ``ValueError``; an illegal one raises ``IllegalActionError``
+        naming the agent and the reason, or returns False when ``illegal_action="noop"``.
+        """
+        seat = self.agent_seat[agent]
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"{agent}: an action is an int index, got {action!r} ({type(action).__name__})")
+        action = int(action)
+        if 0 <= action < self.codec.num_actions and self._masks[seat, action]:
+            return True
+        if self.config.illegal_action == "noop":
+            return False
+        reason = self.engine.illegal_reason(seat, action)
+        described = self.codec.describe(action) if 0 <= action < self.codec.num_actions else "?"
+        raise IllegalActionError(seat, action, described, f"{agent}: {reason}")
 
     def _bot_action(self, seat: int, bot) -> int:
         if seat in self._driven:

@@ -24,67 +24,103 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from quatro_env.common.strict import as_list
 from quatro_env.quatro.cards import EMOJIS, assign_suits, parse_cards
-from quatro_env.quatro.engine import Phase, QuatroEngine
+from quatro_env.quatro.engine import Phase, Position, QuatroEngine
 
 OPTION_KEYS = frozenset({"position", "deal", "order"})
 POSITION_KEYS = frozenset({"phase", "hands", "center", "signs", "scores", "ready", "connected", "ticks_left"})
 _PHASES = {"sign": Phase.SIGN, "play": Phase.PLAY, "pause": Phase.PAUSE}
 
 
-def _sign_index(sign: Any) -> int | None:
-    if sign is None or (isinstance(sign, int) and not isinstance(sign, bool)):
-        return sign
-    if isinstance(sign, str) and sign in EMOJIS:
+@dataclass(frozen=True)
+class ScriptedStart:
+    """Validated reset options: applying them to a freshly reset engine cannot fail."""
+
+    position: Position | None = None
+    deal: list[int] | None = None
+    order: tuple[int, ...] | None = None
+
+
+def _sign_index(sign: Any) -> Any:
+    """An emoji becomes its index; anything else is left for the engine's check."""
+    if isinstance(sign, str):
+        if sign not in EMOJIS:
+            raise ValueError(f"signs: {sign!r} is neither an emoji of the list, an index 0..23, nor None")
         return EMOJIS.index(sign)
-    raise ValueError(f"signs: {sign!r} is neither an emoji of the list, an index 0..23, nor None")
+    return sign
+
+
+def parse_options(engine: QuatroEngine, options: Mapping[str, Any] | None) -> ScriptedStart:
+    """Validate ``options`` completely, touching nothing; raises ``ValueError`` naming the field."""
+    if options is None:
+        return ScriptedStart()
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options: must be a dict or None, got {type(options).__name__}")
+    foreign = set(options) - OPTION_KEYS
+    if foreign:
+        warnings.warn(
+            f"reset options: ignoring key(s) {sorted(map(str, foreign))}; Quatro reads {sorted(OPTION_KEYS)}",
+            stacklevel=3,
+        )
+    position = None
+    if "position" in options:
+        raw = options["position"]
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"position: must be a dict of {sorted(POSITION_KEYS)}, got {raw!r}")
+        unknown = set(raw) - POSITION_KEYS
+        if unknown:
+            raise ValueError(
+                f"position: unknown key(s) {sorted(map(str, unknown))}; known: {sorted(POSITION_KEYS)}"
+            )
+        position = _check_position(engine, raw)
+    deal = engine.check_deal(options["deal"]) if options.get("deal") is not None else None
+    order = engine.check_order(options["order"]) if options.get("order") is not None else None
+    return ScriptedStart(position, deal, order)
+
+
+def apply_script(engine: QuatroEngine, script: ScriptedStart) -> None:
+    """Put a freshly reset ``engine`` in the validated start ``script``."""
+    if script.position is not None:
+        engine.put_position(script.position)
+    if script.deal is not None:
+        engine.force_next_deal(script.deal)
+    if script.order is not None:
+        engine.force_next_order(script.order)
 
 
 def apply_options(engine: QuatroEngine, options: Mapping[str, Any]) -> None:
     """Validate ``options`` and put ``engine`` (freshly reset) in that position."""
-    foreign = set(options) - OPTION_KEYS
-    if foreign:
-        warnings.warn(
-            f"reset options: ignoring key(s) {sorted(foreign)}; Quatro reads {sorted(OPTION_KEYS)}",
-            stacklevel=3,
-        )
-    if "position" in options:
-        position = options["position"]
-        if not isinstance(position, Mapping):
-            raise ValueError(f"position: must be a dict of {sorted(POSITION_KEYS)}, got {position!r}")
-        unknown = set(position) - POSITION_KEYS
-        if unknown:
-            raise ValueError(f"position: unknown key(s) {sorted(unknown)}; known: {sorted(POSITION_KEYS)}")
-        _apply_position(engine, position)
-    if "deal" in options:
-        engine.force_next_deal(options["deal"])
-    if "order" in options:
-        engine.force_next_order(options["order"])
+    apply_script(engine, parse_options(engine, options))
 
 
-def _apply_position(engine: QuatroEngine, options: Mapping[str, Any]) -> None:
+def _check_position(engine: QuatroEngine, options: Mapping[str, Any]) -> Position:
     n = engine.n
     phase_name = options.get("phase", "sign")
-    if phase_name not in _PHASES:
+    if not isinstance(phase_name, str) or phase_name not in _PHASES:
         raise ValueError(f"phase: must be one of {sorted(_PHASES)}, got {phase_name!r}")
     hands = center = None
     if "hands" in options or "center" in options:
         raw_hands, raw_center = options.get("hands"), options.get("center")
-        if raw_hands is None or raw_center is None or len(raw_hands) != n:
+        if raw_hands is None or raw_center is None:
             raise ValueError(f"hands: need {n} hands and a center together")
-        groups = [parse_cards(h, n, f"hands[{s}]") for s, h in enumerate(raw_hands)]
-        groups.append(parse_cards(raw_center, n, "center"))
+        raw_hands = as_list(raw_hands, f"hands (one per seat, {n})", n)
+        groups = [parse_cards(as_list(h, f"hands[{s}]"), n, f"hands[{s}]") for s, h in enumerate(raw_hands)]
+        groups.append(parse_cards(as_list(raw_center, "center"), n, "center"))
         if any(len(gr) != 4 for gr in groups):
             raise ValueError("hands: every hand and the center hold exactly 4 cards (Q4)")
         *hands, center = assign_suits(groups, n)
     signs = options.get("signs")
-    engine.set_position(
+    if isinstance(signs, (list, tuple)):
+        signs = [_sign_index(s) for s in signs]
+    return engine.check_position(
         phase=_PHASES[phase_name],
         hands=hands,
         center=center,
-        signs=None if signs is None else [_sign_index(s) for s in signs],
+        signs=signs,
         scores=options.get("scores"),
         ready=options.get("ready"),
         connected=options.get("connected"),
