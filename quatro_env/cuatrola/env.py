@@ -15,6 +15,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
+from quatro_env.common.strict import as_int
 from quatro_env.cuatrola.actions import NUM_ACTIONS, as_index, describe
 from quatro_env.cuatrola.config import CuatrolaConfig
 from quatro_env.cuatrola.observation import OBS_SIZE, encode_observation
@@ -57,7 +58,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         """Start a match; the same seed gives the same match. See ``position`` for ``options``."""
         position = parse_reset_options(options, self.config.target_score)  # validate before any change
         if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(None if seed is None else as_int(seed, "seed", low=0))
         self.game.start_match(
             self._rng,
             dealer=position.dealer,

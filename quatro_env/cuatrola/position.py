@@ -119,7 +119,7 @@ class ResetOptions(BaseModel):
 
 def parse_reset_options(options: Mapping[str, Any] | None, target_score: int) -> ResetOptions:
     """Validate ``reset``'s options; raises pydantic's ``ValidationError`` (a ``ValueError``)."""
-    if not options:
+    if options is None:
         return ResetOptions()
     if not isinstance(options, Mapping):
         raise ValueError(f"reset options must be a mapping, got {type(options).__name__}")

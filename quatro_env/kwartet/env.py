@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from quatro_env.common.strict import as_int
 from quatro_env.kwartet.actions import ActionCodec
 from quatro_env.kwartet.config import KwartetConfig
 from quatro_env.kwartet.game import KwartetGame
@@ -65,6 +66,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         """Deal a new game (deterministic per ``seed``) or set up ``options["position"]``."""
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options: must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
@@ -73,8 +76,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 stacklevel=2,
             )
         position = load_position(options["position"], self.config) if "position" in options else None
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
+        if seed is not None or self._rng is None:  # validated above: a refused reset changes nothing
+            self._rng = np.random.default_rng(None if seed is None else as_int(seed, "seed", low=0))
         self.game = KwartetGame(self.config)
         if position is None:
             self.game.deal(self._rng)
