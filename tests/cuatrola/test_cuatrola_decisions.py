@@ -10,6 +10,7 @@ from quatro_env.cuatrola.actions import PASS, declare, play, sing
 from quatro_env.cuatrola.cards import CARD_POINTS, deal, parse_card
 from quatro_env.cuatrola.observation import SLICES
 from quatro_env.cuatrola.state import Phase
+from tests.env_drivers import play_aec
 
 from .helpers import hands, legal, play_cards, random_steps, scripted, seat_to_act
 
@@ -182,3 +183,30 @@ def test_D17_the_deal_gives_blocks_of_five_from_mano_and_the_last_block_to_the_d
     order = np.random.default_rng(7).permutation(20).tolist()
     dealt, shown = deal(np.random.default_rng(7), dealer=2)
     assert dealt[3] == order[:5] and dealt[2] == order[15:] and shown == order[-1]
+
+
+@pytest.mark.parametrize(
+    ("config", "field"), [({"cantes": 1}, "cantes"), ({"target_score": 11.0}, "target_score")]
+)
+def test_D18_config_types_are_strict(config, field):
+    with pytest.raises(ValueError, match=field):
+        cuatrola_v0.env(**config)
+
+
+@pytest.mark.parametrize(
+    ("seed", "options", "word"),
+    [
+        (0, 0, "reset options"),
+        (0, [], "reset options"),
+        (True, None, "seed"),
+        (0, {"scores": [True, 0]}, "scores"),
+    ],
+)
+def test_D18_a_refused_reset_changes_nothing(seed, options, word):
+    env = cuatrola_v0.env()
+    env.reset(seed=1)
+    play_aec(env, 0, 6)
+    before = (env.agent_selection, env.unwrapped.game.scores[:], [h[:] for h in env.unwrapped.game.hands])
+    with pytest.raises(ValueError, match=word):
+        env.reset(seed=seed, options=options)
+    assert (env.agent_selection, env.unwrapped.game.scores, env.unwrapped.game.hands) == before

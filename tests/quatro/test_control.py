@@ -8,7 +8,20 @@ import pytest
 import quatro_env
 from quatro_env.quatro import GameOverError, IllegalActionError, Phase
 
-from .helpers import K, act, deal_ids, events, field, idle, make_env, no_triple_deal, play, step, values
+from .helpers import (
+    K,
+    act,
+    deal_ids,
+    events,
+    field,
+    idle,
+    make_env,
+    neutral_position,
+    no_triple_deal,
+    play,
+    step,
+    values,
+)
 
 
 # ---------------------------------------------------------------- Q29 errors
@@ -308,3 +321,25 @@ def test_q31_each_ticks_events_are_readable_with_who_saw_them():
         assert infos[a]["events"] == [e for e in all_events if e.visible_to is None or seat in e.visible_to]
     assert [e.kind for e in infos["player_1"]["events"]] == ["ready"]
     assert sorted(e.kind for e in infos["player_2"]["events"]) == ["ready", "sign_fixed"]
+
+
+@pytest.mark.parametrize("phase", ["sign", "play", "pause"])
+def test_decision_17_ticks_left_lies_within_the_phase(phase):
+    """Decision 17: ``ticks_left`` is 1..the phase's full length; -5 no longer wraps to 251."""
+    env = make_env(4)
+    length = {"sign": 60, "play": 360, "pause": 60}[phase]
+    extra = {} if phase == "sign" else dict(zip(("hands", "center"), neutral_position(4), strict=True))
+    for ticks in (1, length):
+        env.reset(seed=0, options={"position": {"phase": phase, "ticks_left": ticks, **extra}})
+        assert env.engine.phase_end - env.engine.tick + 1 == ticks
+    for ticks in (0, -5, length + 1, 2.0, True):
+        with pytest.raises(ValueError, match="ticks_left"):
+            env.reset(seed=0, options={"position": {"phase": phase, "ticks_left": ticks, **extra}})
+
+
+def test_decision_17_deal_and_order_none_mean_not_given():
+    env = make_env(4)
+    env.reset(seed=0, options={"deal": None, "order": None})
+    twin = make_env(4)
+    twin.reset(seed=0)
+    assert env.engine.hands == twin.engine.hands and env.engine._forced_order is None
