@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from quatro_env import cuatrola_v0, kwartet_v0, quatro_v0
-from quatro_env.integrations.gym_single import QuatroSingleAgentEnv
+from quatro_env.integrations.gym_single import GYM_ID, QuatroSingleAgentEnv
 
 
 def pick(mask: np.ndarray, k: int) -> int:
@@ -66,7 +67,7 @@ def play_aec(env, start: int, ticks: int) -> list:
 def play_single(env, start: int, ticks: int) -> list:
     record = []
     for k in range(start, start + ticks):
-        action = pick(env.action_masks(), k)
+        action = pick(env.unwrapped.action_masks(), k)
         out = env.step(action)
         record.append((action, normalise(out)))
         if out[2] or out[3]:
@@ -95,6 +96,7 @@ DRIVERS = (
     ),
     Driver("quatro_aec", lambda: quatro_v0.env(), play_aec),
     Driver("quatro_single", lambda: QuatroSingleAgentEnv(seat=1, others="random"), play_single),
+    Driver("quatro_gym_make", lambda: gymnasium.make(GYM_ID, seat=2, others="random_caller"), play_single),
     Driver("kwartet_aec", lambda: kwartet_v0.env(), play_aec),
     Driver("kwartet_stock_aec", lambda: kwartet_v0.env(num_players=2, stock=True), play_aec),
     Driver("cuatrola_aec", lambda: cuatrola_v0.env(), play_aec),
