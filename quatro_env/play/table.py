@@ -9,7 +9,7 @@ show — built from that seat's observation and legal mask only (Q26–Q28).
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from quatro_env.quatro.cards import EMOJIS, NUM_EMOJIS
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import QuatroEngine, TickResult
+from quatro_env.quatro.events import Event
 from quatro_env.replay.views import decode_observation, engine_state, seat_frame
 
 #: message kinds without an argument, and the action kind each one plays
@@ -91,6 +92,8 @@ class LiveTable:
         self.pending: int | None = None
         self.last_error: str | None = None
         self.states: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        #: every event of the match so far (the server log and the tests; never sent to the page)
+        self.engine_events: deque[Event] = deque(events, maxlen=20_000)
         self._remember()
 
     # ------------------------------------------------------------------ the person's messages
@@ -158,6 +161,7 @@ class LiveTable:
                     self.last_error = f"{self.codec.describe(self.pending)} is no longer legal"
                 self.pending = None
             result = engine.step(actions)
+            self.engine_events.extend(result.events)
             self.encoder.encode(engine, result.events, result.order, obs)
             self._refresh_masks()
             self._remember()

@@ -70,10 +70,10 @@
       ? "Your own hand is a quartet: call «Quatro!» again to confirm (Q18)" : "";
     const legal = new Set(frame.legal);
     document.querySelectorAll("button[data-kind]").forEach((b) => { b.disabled = !legal.has(b.dataset.kind); });
-    if (frame.events.length) {
-      const ev = document.getElementById("events");
-      for (const t of frame.events) ev.prepend(el("div", null, `tick ${frame.tick - 1}: ${t}`));
-    }
+  }
+  function logEvents() {
+    const ev = document.getElementById("events");
+    for (const t of frame.events) ev.prepend(el("div", null, `tick ${frame.tick - 1}: ${t}`));
   }
   function connect() {
     socket = new WebSocket(`ws://${location.host}/ws`);
@@ -82,8 +82,13 @@
     socket.onmessage = (msg) => {
       const m = JSON.parse(msg.data);
       if (m.type === "frame") {
+        const fresh = !frame || m.frame.tick !== frame.tick;
         frame = m.frame;
         document.body.dataset.tick = frame.tick;
+        if (fresh) {
+          logEvents();
+          document.getElementById("queued").textContent = "";
+        }
         draw();
       } else if (m.type === "error") {
         errorBox.textContent = m.message;
