@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from quatro_env.quatro.cards import VALUE_LABELS
@@ -66,7 +68,10 @@ def test_viewer_play_button_advances_the_clock(browser, pages):
     page, errors = _open(browser, omni)
     page.select_option("#speed", "16")
     page.click("#play")
-    page.wait_for_function("Number(document.getElementById('tick').textContent) >= 5", timeout=10_000)
+    deadline = time.monotonic() + 10  # polled from here: the page's CSP forbids eval-based waits
+    while int(page.locator("#tick").inner_text()) < 5:
+        assert time.monotonic() < deadline, "the viewer did not advance"
+        time.sleep(0.05)
     page.click("#play")  # pause
     paused = page.locator("#tick").inner_text()
     page.wait_for_timeout(300)
