@@ -34,8 +34,8 @@ TABLE = {"points_to_win": 2, "round_seconds": 40.0, "sign_phase_seconds": 3.0}
 
 
 def replay_file(folder: Path, policies: list[str]) -> Path:
-    evaluate(policies, matches=1, config=TABLE, seed=1, max_rounds=4, probe_matches=0, workers=1, progress=False,
-             replays=folder)  # fmt: skip
+    run = dict(matches=1, config=TABLE, seed=1, max_rounds=4, probe_matches=0, workers=1, progress=False)
+    evaluate(policies, replays=folder, **run)
     return next(folder.glob("*.jsonl"))
 
 
