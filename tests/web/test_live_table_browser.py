@@ -116,10 +116,11 @@ def test_play_an_exchange_a_bad_message_and_a_call(live, tmp_path):
     assert not errors, errors
 
 
-def test_a_dropped_connection_is_a_q23_disconnection(live):
+def test_a_dropped_connection_is_a_q23_disconnection(live, browser):
     table, page, _ = live
     page.wait_for_selector("body[data-tick]")
     assert table.engine.connected[0]
+    url = page.url
     page.close()
     deadline = time.monotonic() + 5
     while table.engine.connected[0] and time.monotonic() < deadline:
@@ -130,6 +131,16 @@ def test_a_dropped_connection_is_a_q23_disconnection(live):
     ticks = table.engine.tick
     time.sleep(3 * TICK)
     assert table.engine.tick > ticks, "the table plays on without the person"
+    again = browser.new_page()  # a new connection reconnects the seat (Q23)
+    try:
+        again.goto(url)
+        again.wait_for_selector("body[data-tick]")
+        deadline = time.monotonic() + 5
+        while not table.engine.connected[0] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert table.engine.connected[0]
+    finally:
+        again.close()
 
 
 def test_only_one_page_plays_a_seat(live, browser):
