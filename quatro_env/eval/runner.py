@@ -77,10 +77,12 @@ class MatchRunner:
         name = re.sub(
             r"[^A-Za-z0-9_.+-]+", "_", "-vs-".join(self.policies[k].label for k in range(self.num_teams))
         )
-        seats = [
-            {"seat": s, "policy": labels[s % self.num_teams], "seed": int(seat_seeds[s])}
-            for s in range(self.n)
-        ]
+        seats = []
+        for s in range(self.n):
+            spec = self.policies[team_slot[s % self.num_teams]]
+            if spec.kind == "team":  # a mixed team: the lower seat plays member 0, its partner member 1
+                spec = spec.target[s // self.num_teams]
+            seats.append({"seat": s, "policy": spec.label, "seed": int(seat_seeds[s])})
         meta = {"written_by": "quatro-eval", "match": match_index, "team_policies": labels}
         path = self.replay_dir / f"{name}_m{match_index:05d}.jsonl"
         return ReplayWriter(path, self.config, engine_seed, seats, meta)

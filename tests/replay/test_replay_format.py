@@ -188,3 +188,9 @@ def test_engine_seed_and_actions_reproduce_the_match(replay_files):
     for frame in replay.frames[1:]:
         engine.step(frame.actions)
     assert engine.scores == replay.end["scores"]
+
+
+def test_a_mixed_team_records_each_members_policy(tmp_path):
+    (path,) = write_replays(tmp_path, policies=("honest+decoy", "random"), matches=1)
+    seats = [s["policy"] for s in load(path).header["seats"]]
+    assert seats == ["honest", "random", "decoy", "random"]  # match 0: the mixed team sits at team 0
