@@ -116,3 +116,27 @@ def test_kwartet_and_cuatrola_pictures_change_as_the_game_moves():
             obs, *_ = env.last()
             env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         assert first.shape[2] == 3 and not np.array_equal(first, env.render())
+
+
+def test_human_mode_with_a_display_draws_into_a_window(monkeypatch):
+    """Where a display exists, "human" shows the rgb_array picture in a window (a stand-in here)."""
+    from quatro_env.render import window
+
+    shown = []
+
+    class FakeWindow:
+        def show(self, picture):
+            shown.append(picture)
+
+        def close(self):
+            shown.append("closed")
+
+    monkeypatch.setattr(window, "display_available", lambda: True)
+    monkeypatch.setattr(window, "TableWindow", FakeWindow)
+    env = quatro_v0.parallel_env(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    env.render()
+    assert len(shown) == 2 and shown[0].shape == (600, 800, 3)
+    env.close()
+    assert shown[-1] == "closed"
