@@ -153,3 +153,21 @@ def test_timeline_pulses_match_the_recorded_pulse_events(replay):
             (k, ev["seat"]) for k, f in enumerate(replay.frames) for ev in f.events if ev["kind"] == "pulse"
         )
         assert want and got == want, view
+
+
+def test_quartet_markers_are_the_ticks_a_hand_becomes_a_quartet(tmp_path):
+    from quatro_env.quatro.cards import is_quartet
+
+    (path,) = write_replays(tmp_path, policies=("collector", "collector"), matches=1)
+    replay = load(path)
+    omni = viewer_data(replay)["views"]["omniscient"]
+    got = sorted((m["frame"], int(m["label"].split()[1])) for m in omni["markers"] if m["kind"] == "quartet")
+    want = []
+    for k in range(1, len(replay.frames)):
+        before, now = replay.frames[k - 1].state, replay.frames[k].state
+        for s in range(4):
+            was = bool(before["hands"][s]) and is_quartet(before["hands"][s])
+            if now["phase"] == "play" and now["hands"][s] and is_quartet(now["hands"][s]) and not was:
+                want.append((k, s))
+    assert want, "collectors build quartets"
+    assert got == want
