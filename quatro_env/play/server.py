@@ -41,6 +41,9 @@ def page_html(table: LiveTable) -> str:
     return page
 
 
+MAX_MESSAGE_CHARS = 2000  # an action message is a few dozen characters
+
+
 class TableServer:
     """Holds the table, the one connected page and the clock task."""
 
@@ -64,7 +67,13 @@ class TableServer:
         while not self.table.engine.match_over:
             deadline += dt
             await asyncio.sleep(max(0.0, deadline - loop.time()))
-            self.table.step()
+            try:
+                self.table.step()
+            except Exception as err:  # a policy failed: say so on the page rather than freeze silently
+                await self.send(
+                    {"type": "error", "message": f"the table stopped: {type(err).__name__}: {err}"}
+                )
+                raise
             self.ticks_played += 1
             await self.send({"type": "frame", "frame": self.table.frame()})
             if self.table.last_error:
@@ -88,24 +97,36 @@ class TableServer:
             self.clock = asyncio.create_task(self.run_clock())
         try:
             while True:
-                text = await ws.receive_text()
-                try:
-                    message = json.loads(text)
-                except json.JSONDecodeError as err:
-                    await self.send({"type": "error", "message": f"not valid JSON: {err.msg}"})
-                    continue
-                try:
-                    described = self.table.submit(message)
-                except MessageError as err:
-                    await self.send({"type": "error", "message": str(err)})
-                    continue
-                await self.send({"type": "queued", "action": described})
+                received = await ws.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                reply = self.handle(received.get("text"))  # None for a binary frame
+                await self.send(reply)
         except WebSocketDisconnect:
             pass
         finally:
             if self.client is ws:
                 self.client = None
                 self.table.set_connected(False)  # Q23: the seat is disconnected from the next tick on
+
+    def handle(self, text: str | None) -> dict[str, Any]:
+        """One message from the page: queued (the reply names the action) or an error saying why not."""
+        if text is None:
+            return {"type": "error", "message": "messages are JSON text, not binary frames"}
+        if len(text) > MAX_MESSAGE_CHARS:
+            return {
+                "type": "error",
+                "message": f"message too long ({len(text)} > {MAX_MESSAGE_CHARS} characters)",
+            }
+        try:
+            message = json.loads(text)
+        except json.JSONDecodeError as err:
+            return {"type": "error", "message": f"not valid JSON: {err.msg}"}
+        try:
+            described = self.table.submit(message)
+        except MessageError as err:
+            return {"type": "error", "message": str(err)}
+        return {"type": "queued", "action": described}
 
     async def shutdown(self) -> None:
         if self.clock is not None:

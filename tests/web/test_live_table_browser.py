@@ -92,6 +92,10 @@ def test_play_an_exchange_a_bad_message_and_a_call(live, tmp_path):
     page.wait_for_function("document.getElementById('error').textContent.includes('not valid JSON')")
     page.evaluate("window.quatroSend({type: 'action', kind: 'exchange', hand: 9, center: 0})")
     page.wait_for_function("document.getElementById('error').textContent.includes(\"field 'hand'\")")
+    page.evaluate("window.quatroSendRaw(new Uint8Array([1, 2, 3]))")
+    page.wait_for_function("document.getElementById('error').textContent.includes('not binary')")
+    page.evaluate("window.quatroSendRaw('x'.repeat(5000))")
+    page.wait_for_function("document.getElementById('error').textContent.includes('too long')")
     page.evaluate("window.quatroSend({type: 'action', kind: 'vote_yes'})")
     page.wait_for_function(
         "document.getElementById('error').textContent.includes('no reshuffle vote is open')"
