@@ -46,7 +46,8 @@ def viewer_shots(browser, replay, folder: Path, out: Path) -> None:
     marks = page.evaluate(
         "JSON.parse(document.getElementById('replay-data').textContent).views.omniscient.markers"
     )
-    call = next((m["frame"] for m in marks if m["kind"] in ("call", "contra")), len(replay.frames) // 2)
+    calls = [m["frame"] for m in marks if m["kind"] in ("call", "contra")]
+    call = next((f for f in calls if f >= 30), calls[0] if calls else len(replay.frames) // 2)
     sign = next((m["frame"] for m in marks if m["kind"] == "sign"), call - 5)
     page.evaluate(f"window.quatroViewer.show({sign})")
     page.screenshot(path=str(out / "viewer_omniscient.png"), full_page=True)
@@ -55,10 +56,10 @@ def viewer_shots(browser, replay, folder: Path, out: Path) -> None:
     page.screenshot(path=str(out / "viewer_seat1.png"), full_page=True)
     page.select_option("#view", "omniscient")
     frames = []
-    for k in range(max(0, call - 24), call + 2):
+    for k in range(max(0, call - 30), call + 3):
         page.evaluate(f"window.quatroViewer.show({k})")
-        shot = Image.open(io.BytesIO(page.screenshot(clip={"x": 40, "y": 60, "width": 820, "height": 700})))
-        frames.append(shot.convert("RGB").resize((492, 420)).quantize(64))
+        shot = Image.open(io.BytesIO(page.screenshot(clip={"x": 0, "y": 0, "width": 900, "height": 780})))
+        frames.append(shot.convert("RGB").resize((540, 468)).quantize(96))
     frames[0].save(
         out / "viewer.gif", save_all=True, append_images=frames[1:], duration=250, loop=0, optimize=True
     )
