@@ -33,6 +33,8 @@ class CuatrolaConfig(BaseModel):
     cantes: bool = Field(
         True, strict=True, description="Offer cante (C10) windows; False plays without them."
     )
-    render_mode: Literal["ansi", "human"] | None = Field(
-        None, description="'ansi' makes render() return a string; 'human' prints it after each step."
+    render_mode: Literal["ansi", "human", "rgb_array"] | None = Field(
+        None,
+        description="'ansi' makes render() return a string; 'rgb_array' a picture (Pillow); "
+        "'human' shows it after each step (a window where a display exists, else text).",
     )

@@ -30,7 +30,11 @@ AGENTS: tuple[str, ...] = tuple(f"player_{i}" for i in range(4))
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
     """Cuatrola as an AEC env. Build with keyword options or a ``CuatrolaConfig``, not both."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "cuatrola_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "cuatrola_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(self, config: CuatrolaConfig | None = None, **options: Any) -> None:
         super().__init__()
@@ -105,7 +109,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self.agent_selection = self.possible_agents[self.game.to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def _check_legal(self, agent: str, action: Any) -> int:
         """The action as an index, or a ``ValueError`` naming the agent, the action and why not."""
@@ -132,14 +136,33 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             self.rewards[a] = value if (self._seat[a] & 1) == winner else -value
 
     # ---------------------------------------------------------------- render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.render_mode == "rgb_array":
+            from quatro_env.render.other_games import draw_cuatrola
+
+            return draw_cuatrola(self.game, self.possible_agents)
+        if self.render_mode == "human":
+            from quatro_env.render.other_games import draw_cuatrola
+            from quatro_env.render.window import show_or_print
+
+            game, names = self.game, self.possible_agents
+            self._window = show_or_print(
+                getattr(self, "_window", None),
+                lambda: draw_cuatrola(game, names),
+                lambda: render_ansi(game, names),
+            )
             return None
         return render_ansi(self.game, self.possible_agents)
 
     def close(self) -> None:
-        """Nothing to release; defined because PettingZoo expects close() next to render()."""
+        """Closes the ``human`` window, if one was opened."""
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+            self._window = None
 
 
 def _observation_space() -> gymnasium.spaces.Dict:

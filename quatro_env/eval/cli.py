@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--probe-matches", type=int, default=200, help="matches per line-up feeding the probes")
     p.add_argument("--out", type=Path, default=None, help="directory for report.json, report.md and PNGs")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument(
+        "--replays", type=Path, default=None, metavar="DIR", help="write one replay file per match into DIR"
+    )
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -97,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         probe_matches=args.probe_matches,
         workers=args.workers,
         progress=not args.no_progress,
+        replays=args.replays,
     )
     try:
         if args.cross_play and args.partners is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,7 @@ def evaluate(
     probe_matches: int = 200,
     workers: int = 2,
     progress: bool = True,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """Play ``matches`` matches of one line-up: ``policies[k]`` plays one team (``num_players / 2``
     policies; any mix of bot names, checkpoints, callables — see :func:`as_policy`). Seats rotate
@@ -89,6 +91,7 @@ def evaluate(
         workers=workers,
         progress=progress,
         desc=" vs ".join(_labels(specs)),
+        replay_dir=replays,
     )
     lineup = summarize_lineup(records, _labels(specs), cfg.tick_seconds)
     for k, team in enumerate(lineup["teams"]):
@@ -116,6 +119,7 @@ def cross_play(
     self_play: bool = False,
     workers: int = 2,
     progress: bool = True,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """Every pair of ``policies`` (and each with itself if ``self_play``) plays ``matches`` matches.
 
@@ -142,6 +146,7 @@ def cross_play(
         workers=workers,
         progress=progress,
         desc="cross-play",
+        replay_dir=replays,
     )
     k = len(specs)
     win = [[None] * k for _ in range(k)]
@@ -208,6 +213,7 @@ def partner_play(
     max_rounds: int = 20,
     workers: int = 2,
     progress: bool = True,
+    replays: str | Path | None = None,
 ) -> dict[str, Any]:
     """Every ordered pair (A, B) of ``policies`` as *partners* — one mixed team, A in its lower seat
     and B beside it — against ``opponent`` at every other team, ``matches`` matches each; the
@@ -231,6 +237,7 @@ def partner_play(
     lineups = [[as_policy((specs[i], specs[j]))] + [opp] * (nt - 1) for i, j in pairs]
     t0 = time.perf_counter()
     run = dict(seed=seed, max_rounds=max_rounds, workers=workers, progress=progress, desc="partner play")
+    run["replay_dir"] = replays
     results = run_lineups(cfg, lineups, matches, **run)
     matrices: dict[str, list[list[Any]]] = {
         key: [[None] * k for _ in range(k)]

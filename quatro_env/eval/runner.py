@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,7 @@ from quatro_env.quatro.cards import is_quartet
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import Phase, QuatroEngine
+from quatro_env.replay.format import ReplayWriter
 
 MAX_WORKERS = 2
 
@@ -46,7 +49,13 @@ def slots_of_match(match_index: int, num_teams: int, num_slots: int) -> list[int
 class MatchRunner:
     """One table and the seat actors of one line-up; plays matches one after another."""
 
-    def __init__(self, config: QuatroConfig, policies: Sequence[PolicySpec], max_rounds: int) -> None:
+    def __init__(
+        self,
+        config: QuatroConfig,
+        policies: Sequence[PolicySpec],
+        max_rounds: int,
+        replay_dir: str | Path | None = None,
+    ) -> None:
         self.config = config
         self.n = n = config.num_players
         self.num_teams = n // 2
@@ -60,6 +69,23 @@ class MatchRunner:
         self.masks = np.zeros((n, self.engine.codec.num_actions), np.int8)
         self._actors: dict[tuple[int, int], Any] = {}
         self._quatro = self.engine.codec.encode(ActionKind.QUATRO)
+        #: when set, every match played is written there as a replay file (docs/watch_and_play.md)
+        self.replay_dir = None if replay_dir is None else Path(replay_dir)
+
+    def _replay_writer(self, match_index: int, engine_seed: int, seat_seeds, team_slot) -> ReplayWriter:
+        labels = [self.policies[slot].label for slot in team_slot]
+        name = re.sub(
+            r"[^A-Za-z0-9_.+-]+", "_", "-vs-".join(self.policies[k].label for k in range(self.num_teams))
+        )
+        seats = []
+        for s in range(self.n):
+            spec = self.policies[team_slot[s % self.num_teams]]
+            if spec.kind == "team":  # a mixed team: the lower seat plays member 0, its partner member 1
+                spec = spec.target[s // self.num_teams]
+            seats.append({"seat": s, "policy": spec.label, "seed": int(seat_seeds[s])})
+        meta = {"written_by": "quatro-eval", "match": match_index, "team_policies": labels}
+        path = self.replay_dir / f"{name}_m{match_index:05d}.jsonl"
+        return ReplayWriter(path, self.config, engine_seed, seats, meta)
 
     def actor(self, slot: int, seat: int):
         key = (slot, seat)
@@ -78,6 +104,10 @@ class MatchRunner:
         for seat, actor in enumerate(actors):
             actor.reset(int(seeds[seat + 1]))
         enc.encode(engine, events, (), obs)
+        writer = None
+        if self.replay_dir is not None:
+            writer = self._replay_writer(match_index, int(seeds[0]), seeds[1:], team_slot)
+            writer.start(engine, events, obs)
 
         team_of = [seat % nt for seat in range(n)]
         partner = [(seat + nt) % n for seat in range(n)]
@@ -132,6 +162,8 @@ class MatchRunner:
 
             result = engine.step(actions)
             enc.encode(engine, result.events, result.order, obs)
+            if writer is not None:
+                writer.tick(actions, result, engine, obs)
 
             if in_play:
                 for ev in result.events:
@@ -176,6 +208,8 @@ class MatchRunner:
                         )
             if result.match_over or engine.rounds_completed >= self.max_rounds:
                 break
+        if writer is not None:
+            writer.close(engine)
 
         record: dict[str, Any] = {
             "match": match_index,
@@ -208,17 +242,26 @@ class MatchRunner:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: QuatroConfig, max_rounds: int, seed: int, probe_matches: int) -> None:
+def _init_worker(
+    config: QuatroConfig, max_rounds: int, seed: int, probe_matches: int, replay_dir: str | None = None
+) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     _WORKER.clear()
-    _WORKER.update(config=config, max_rounds=max_rounds, seed=seed, probe_matches=probe_matches, runners={})
+    _WORKER.update(
+        config=config,
+        max_rounds=max_rounds,
+        seed=seed,
+        probe_matches=probe_matches,
+        runners={},
+        replay_dir=replay_dir,
+    )
 
 
 def _run_chunk(job: tuple[int, tuple[PolicySpec, ...], list[int]]) -> tuple[int, list[dict[str, Any]]]:
     key, policies, matches = job
     runners = _WORKER["runners"]
     if key not in runners:
-        runners[key] = MatchRunner(_WORKER["config"], policies, _WORKER["max_rounds"])
+        runners[key] = MatchRunner(_WORKER["config"], policies, _WORKER["max_rounds"], _WORKER["replay_dir"])
     runner = runners[key]
     out = [runner.play(m, _WORKER["seed"], record_probe=m < _WORKER["probe_matches"]) for m in matches]
     return key, out
@@ -236,9 +279,12 @@ def run_lineups(
     chunk: int = 10,
     progress: bool = True,
     desc: str = "matches",
+    replay_dir: str | Path | None = None,
 ) -> list[list[dict[str, Any]]]:
     """Play ``num_matches`` matches for every line-up (one policy per team); records per line-up,
-    in match order. ``workers`` processes (at most 2) play tables in parallel."""
+    in match order. ``workers`` processes (at most 2) play tables in parallel. With ``replay_dir``
+    every match is also written there as a replay file."""
+    replay_dir = None if replay_dir is None else str(replay_dir)
     if num_matches <= 0:
         raise ValueError(f"matches: must be positive, got {num_matches}")
     if max_rounds <= 0:
@@ -257,7 +303,7 @@ def run_lineups(
         bar = tqdm(total=num_matches * len(lineups), desc=desc, unit="match", dynamic_ncols=True)
     try:
         if workers == 1:
-            _init_worker(config, max_rounds, seed, probe_matches)
+            _init_worker(config, max_rounds, seed, probe_matches, replay_dir)
             for job in jobs:
                 key, recs = _run_chunk(job)
                 results[key].extend(recs)
@@ -265,7 +311,8 @@ def run_lineups(
                     bar.update(len(recs))
         else:
             ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            with ctx.Pool(workers, _init_worker, (config, max_rounds, seed, probe_matches)) as pool:
+            init = (config, max_rounds, seed, probe_matches, replay_dir)
+            with ctx.Pool(workers, _init_worker, init) as pool:
                 for key, recs in pool.imap_unordered(_run_chunk, jobs):
                     results[key].extend(recs)
                     if bar is not None:

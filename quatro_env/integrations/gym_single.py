@@ -70,12 +70,12 @@ class QuatroSingleAgentEnv(gym.Env):
         seat: the learning seat.
         others: the seat policy of every other seat, or a mapping seat -> seat policy (seats left
             out of the mapping play ``"random"``).
-        render_mode: ``"ansi"`` or ``"human"`` (the table as text), or None.
+        render_mode: ``"ansi"`` (text), ``"rgb_array"`` (a picture), ``"human"`` (a window or text), or None.
         **config: QuatroConfig fields. ``bot_seats`` must stay empty: this wrapper drives the other
             seats itself (use ``others="random"`` for the built-in bots).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,

@@ -32,7 +32,7 @@ class KwartetConfig(BaseModel):
     raw_history: bool = Field(False, description="K10: add the raw public event list to the observation")
     history_length: int = Field(128, ge=1, le=4096, description="rows of raw history kept (most recent)")
     max_requests: int = Field(2000, ge=1, description="K8: requests after which the game is truncated")
-    render_mode: Literal["ansi", "human"] | None = None
+    render_mode: Literal["ansi", "human", "rgb_array"] | None = None
 
     @field_validator("reward_mode", mode="before")
     @classmethod

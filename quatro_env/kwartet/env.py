@@ -31,7 +31,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     position (see :class:`ScriptedPosition`).
     """
 
-    metadata = {"name": "kwartet_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {
+        "name": "kwartet_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+    }
 
     def __init__(self, config: KwartetConfig | None = None, **kwargs: Any) -> None:
         super().__init__()
@@ -152,18 +156,30 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             if self.config.reward_mode == "win_loss" and w < n:
                 self.rewards[agent] += 1.0 / w if seat in winners else -1.0 / (n - w)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render_ansi(self._require_game())
+        game = self._require_game()
+        if self.render_mode == "rgb_array":
+            from quatro_env.render.other_games import draw_kwartet
+
+            return draw_kwartet(game)
         if self.render_mode == "human":
-            print(text)
+            from quatro_env.render.other_games import draw_kwartet
+            from quatro_env.render.window import show_or_print
+
+            self._window = show_or_print(
+                getattr(self, "_window", None), lambda: draw_kwartet(game), lambda: render_ansi(game)
+            )
             return None
-        return text
+        return render_ansi(game)
 
     def close(self) -> None:
-        pass
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+            self._window = None
 
     def _require_game(self) -> KwartetGame:
         if self.game is None:

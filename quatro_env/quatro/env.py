@@ -22,7 +22,7 @@ from quatro_env.quatro.engine import GameOverError, IllegalActionError, QuatroEn
 from quatro_env.quatro.render import render_table
 from quatro_env.quatro.scripted import apply_script, parse_options
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class QuatroParallelEnv(ParallelEnv):
@@ -191,17 +191,32 @@ class QuatroParallelEnv(ParallelEnv):
         """Global state for centralised critics: every seat's observation, in absolute seat order."""
         return self._obs.reshape(-1).copy()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the table as text; ``rgb_array``: a picture (Pillow); ``human``: a window or text."""
         if self.render_mode is None:
             return None
-        text = render_table(self.engine, self.last_tick.events if self.last_tick else ())
+        events = self.last_tick.events if self.last_tick else ()
+        if self.render_mode == "rgb_array":
+            from quatro_env.render.quatro import render_rgb
+
+            return render_rgb(self.engine, events)
         if self.render_mode == "human":
-            print(text + "\n")
+            from quatro_env.render.quatro import render_rgb
+            from quatro_env.render.window import show_or_print
+
+            self._window = show_or_print(
+                getattr(self, "_window", None),
+                lambda: render_rgb(self.engine, events),
+                lambda: render_table(self.engine, events) + "\n",
+            )
             return None
-        return text
+        return render_table(self.engine, events)
 
     def close(self) -> None:
-        pass
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+            self._window = None
 
     # ---------------------------------------------------------------- test control (Q31)
     def force_connection(self, seat: int, connected: bool) -> dict[str, dict[str, np.ndarray]]:

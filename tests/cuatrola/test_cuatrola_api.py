@@ -69,7 +69,7 @@ def test_same_seed_same_match_and_different_seeds_differ():
         ({"target_score": "11"}, "target_score"),
         ({"reward": "trick"}, "reward"),
         ({"cantes": "yes"}, "cantes"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "svg"}, "render_mode"),
         ({"colour": True}, "colour"),
     ],
 )

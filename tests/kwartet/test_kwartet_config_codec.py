@@ -23,7 +23,7 @@ def test_config_is_frozen_and_forbids_unknown_fields():
     [
         ({"num_families": 1}, "num_families"),
         ({"reward_mode": "points"}, "reward_mode"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "svg"}, "render_mode"),
         ({"max_requests": 0}, "max_requests"),
         ({"history_length": 0}, "history_length"),
         ({"num_players": "four"}, "num_players"),

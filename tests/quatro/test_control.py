@@ -56,7 +56,7 @@ def test_q29_bad_configuration_raises_value_error_naming_the_field(name, value):
 def test_q29_bad_render_mode_is_named():
     """Q29: an unknown render mode is a ``ValueError`` naming ``render_mode``."""
     with pytest.raises(ValueError, match="render_mode"):
-        quatro_env.parallel_env(render_mode="rgb_array")
+        quatro_env.parallel_env(render_mode="svg")
 
 
 def test_q29_illegal_action_raises_naming_agent_action_and_reason():

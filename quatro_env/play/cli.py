@@ -1,0 +1,99 @@
+"""``quatro-play``: a live Quatro table in the browser; you play one seat against or with the agents.
+
+Examples::
+
+    quatro-play                                   # seat 0, partner honest, opponents counter
+    quatro-play --partner ppo_4p --opponents counter --open
+    quatro-play --seat 1 --tick-seconds 1.0 --set round_seconds=60
+
+It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from quatro_env.quatro.config import QuatroConfig
+
+#: Q23: the person's connection decides their seat's connection; no random reconnection on top
+LIVE_DEFAULTS: dict[str, Any] = {"reconnect_prob": 0.0}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="quatro-play", description="Play a seat of a live Quatro table in the browser."
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0, the host)")
+    p.add_argument(
+        "--partner", default="honest", help="your partner's policy (a bot, ppo_4p, checkpoint:PATH)"
+    )
+    p.add_argument("--opponents", default="counter", help="the other team's policy")
+    p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
+    p.add_argument(
+        "--tick-seconds", type=float, default=None, help="length of a tick (default: the rules' 0.5 s)"
+    )
+    p.add_argument(
+        "--set", action="append", default=[], metavar="FIELD=VALUE", help="any other QuatroConfig field"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--open", action="store_true", help="open the page in the default browser")
+    return p
+
+
+def make_config(args: argparse.Namespace) -> QuatroConfig:
+    from quatro_env.eval.policies import _parse_value
+
+    fields: dict[str, Any] = {"num_players": args.players, **LIVE_DEFAULTS}
+    if args.tick_seconds is not None:
+        fields["tick_seconds"] = args.tick_seconds
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"--set {item!r}: expected FIELD=VALUE")
+        fields[key.strip().replace("-", "_")] = _parse_value(value)
+    return QuatroConfig(**fields)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        import uvicorn
+
+        from quatro_env.play.server import create_app
+        from quatro_env.play.table import LiveTable
+    except ImportError as err:
+        print(f"quatro-play needs the play extra: pip install 'quatro-env[play]' ({err})", file=sys.stderr)
+        return 2
+    try:
+        config = make_config(args)
+        table = LiveTable(config, args.seat, args.partner, args.opponents, args.seed)
+    except ValueError as err:
+        print(f"quatro-play: {err}", file=sys.stderr)
+        return 2
+    try:
+        loopback = ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = args.host == "localhost"
+    if not loopback:
+        print(
+            f"quatro-play: warning: listening on {args.host}, reachable from other machines", file=sys.stderr
+        )
+    url = f"http://{args.host}:{args.port}/"
+    print(f"quatro-play: seat {args.seat}, partner {args.partner}, opponents {args.opponents}: open {url}")
+    if args.open:
+        import threading
+        import webbrowser
+
+        threading.Timer(1.0, webbrowser.open, (url,)).start()
+    uvicorn.run(create_app(table), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

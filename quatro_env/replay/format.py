@@ -1,0 +1,160 @@
+"""The Quatro replay file: JSON lines, versioned, re-simulated on load (see docs/watch_and_play.md).
+
+One JSON object a line, each with a ``"type"``:
+
+* ``header`` (first line): ``format`` ("quatro-replay"), ``version``, ``config`` (every
+  ``QuatroConfig`` field), ``engine_seed``, ``seats`` (per seat: the policy label and its seed),
+  ``obs_dim``, ``num_actions`` and free ``meta`` (who wrote it, match index, ...);
+* ``reset``: the opening events, the omniscient ``state`` and every seat's ``observations``;
+* ``tick`` (one per tick played): ``tick``, ``actions`` (one per seat, the action index the engine
+  played), ``order`` (resolution order), ``events`` (in resolution order, each with
+  ``visible_to``: null for public events, else the seats that saw it), ``points`` (won this tick,
+  per team), the omniscient ``state`` after the tick and every seat's ``observations``;
+* ``end`` (last line): ``scores``, ``winners``, ``rounds``, ``ticks``.
+
+An observation is the seat's uint8 vector, base64-encoded. Files may be gzip-compressed
+(``.gz``). Loading parses JSON only — a replay is data, never code.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.engine import QuatroEngine, TickResult
+from quatro_env.quatro.events import Event
+from quatro_env.replay.views import engine_state
+
+FORMAT = "quatro-replay"
+VERSION = 1
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy: tuples and sets become lists, numpy scalars become Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def event_record(ev: Event) -> dict[str, Any]:
+    return {
+        "kind": ev.kind,
+        "seat": ev.seat,
+        "data": _plain(ev.data),
+        "visible_to": None if ev.visible_to is None else sorted(ev.visible_to),
+    }
+
+
+def encode_observations(obs: np.ndarray) -> list[str]:
+    return [base64.b64encode(np.ascontiguousarray(row, np.uint8).tobytes()).decode("ascii") for row in obs]
+
+
+def decode_observation_text(text: Any, obs_dim: int, where: str) -> np.ndarray:
+    if not isinstance(text, str):
+        raise ValueError(f"{where}: an observation is a base64 string, got {type(text).__name__}")
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError) as err:
+        raise ValueError(f"{where}: observation is not valid base64 ({err})") from None
+    if len(raw) != obs_dim:
+        raise ValueError(f"{where}: observation has {len(raw)} bytes, expected obs_dim = {obs_dim}")
+    return np.frombuffer(raw, np.uint8).copy()
+
+
+def open_text(path: str | Path, mode: str) -> IO[str]:
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+class ReplayWriter:
+    """Writes one match as it is played: :meth:`start` after reset, :meth:`tick` after each step."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        config: QuatroConfig,
+        engine_seed: int,
+        seats: Sequence[dict[str, Any]],
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        if len(seats) != config.num_players:
+            raise ValueError(f"seats: need one entry per seat ({config.num_players}), got {len(seats)}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open_text(self.path, "w")
+        self._ticks = 0
+        self._header = {
+            "type": "header",
+            "format": FORMAT,
+            "version": VERSION,
+            "game": "quatro",
+            "config": _plain(config.model_dump()),
+            "engine_seed": int(engine_seed),
+            "seats": _plain(list(seats)),
+            "meta": _plain(meta or {}),
+        }
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def start(self, engine: QuatroEngine, events: Sequence[Event], obs: np.ndarray) -> None:
+        self._header["obs_dim"] = int(obs.shape[1])
+        self._header["num_actions"] = engine.codec.num_actions
+        self._write(self._header)
+        self._write(
+            {
+                "type": "reset",
+                "events": [event_record(ev) for ev in events],
+                "state": engine_state(engine),
+                "observations": encode_observations(obs),
+            }
+        )
+
+    def tick(self, actions: Sequence[int], result: TickResult, engine: QuatroEngine, obs: np.ndarray) -> None:
+        self._ticks += 1
+        self._write(
+            {
+                "type": "tick",
+                "tick": result.tick,
+                "actions": [int(a) for a in actions],
+                "order": list(result.order),
+                "events": [event_record(ev) for ev in result.events],
+                "points": list(result.points),
+                "state": engine_state(engine),
+                "observations": encode_observations(obs),
+            }
+        )
+
+    def close(self, engine: QuatroEngine) -> Path:
+        self._write(
+            {
+                "type": "end",
+                "scores": list(engine.scores),
+                "winners": list(engine.winners),
+                "rounds": engine.rounds_completed,
+                "ticks": self._ticks,
+            }
+        )
+        self._file.close()
+        return self.path
+
+    def abort(self) -> None:
+        """Close without the end line (a match cut short); :func:`load` then reports it as truncated."""
+        self._file.close()

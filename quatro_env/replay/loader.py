@@ -1,0 +1,248 @@
+"""Load a replay file and check it against the engine: re-simulate every tick and compare.
+
+A replay is data: each line is parsed with :func:`json.loads`, every field is checked, and a file
+that does not follow the format raises :class:`ReplayFormatError` naming the line and the field.
+With ``verify=True`` (the default) the match is played again from the recorded seed and actions;
+any difference in events, order, points, state or observations raises :class:`ReplayMismatchError`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.encoding import ObservationEncoder
+from quatro_env.quatro.engine import IllegalActionError, QuatroEngine
+from quatro_env.replay.format import (
+    FORMAT,
+    VERSION,
+    decode_observation_text,
+    encode_observations,
+    event_record,
+    open_text,
+)
+from quatro_env.replay.views import engine_state
+
+
+class ReplayFormatError(ValueError):
+    """The file is not a valid replay (bad JSON, a missing or mistyped field, a wrong version)."""
+
+
+class ReplayMismatchError(ValueError):
+    """Re-simulating the recorded actions through the engine did not give the recorded match."""
+
+
+@dataclass
+class Frame:
+    """The table after the reset (``tick is None``) or after one tick."""
+
+    tick: int | None
+    actions: list[int]
+    order: list[int]
+    events: list[dict[str, Any]]
+    points: list[int]
+    state: dict[str, Any]
+    observations: np.ndarray  # [n, obs_dim] uint8
+
+
+@dataclass
+class Replay:
+    header: dict[str, Any]
+    config: QuatroConfig
+    frames: list[Frame] = field(default_factory=list)
+    end: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+
+def _need(record: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in record:
+        raise ReplayFormatError(f"{where}: missing field {key!r}")
+    value = record[key]
+    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise ReplayFormatError(f"{where}: field {key!r} must be {kind}, got a boolean")
+    if not isinstance(value, kind):
+        raise ReplayFormatError(f"{where}: field {key!r} must be {kind}, got {type(value).__name__}")
+    return value
+
+
+def _int_list(record: dict[str, Any], key: str, length: int, where: str) -> list[int]:
+    values = _need(record, key, list, where)
+    if len(values) != length or not all(isinstance(x, int) and not isinstance(x, bool) for x in values):
+        raise ReplayFormatError(f"{where}: field {key!r} must be a list of {length} integers")
+    return values
+
+
+def _parse_header(record: dict[str, Any]) -> tuple[dict[str, Any], QuatroConfig]:
+    where = "line 1 (header)"
+    if record.get("type") != "header":
+        raise ReplayFormatError(
+            f"{where}: the first line must be the header, got type {record.get('type')!r}"
+        )
+    if record.get("format") != FORMAT:
+        raise ReplayFormatError(f"{where}: field 'format' must be {FORMAT!r}, got {record.get('format')!r}")
+    version = _need(record, "version", int, where)
+    if version != VERSION:
+        raise ReplayFormatError(
+            f"{where}: replay version {version} is not supported (this reader: {VERSION})"
+        )
+    try:
+        config = QuatroConfig(**_need(record, "config", dict, where))
+    except (ValidationError, TypeError) as err:
+        raise ReplayFormatError(f"{where}: field 'config' is not a valid QuatroConfig: {err}") from None
+    _need(record, "engine_seed", int, where)
+    seats = _need(record, "seats", list, where)
+    if len(seats) != config.num_players:
+        raise ReplayFormatError(
+            f"{where}: field 'seats' needs {config.num_players} entries, got {len(seats)}"
+        )
+    _need(record, "obs_dim", int, where)
+    _need(record, "num_actions", int, where)
+    return record, config
+
+
+def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_tick: bool) -> Frame:
+    events = _need(record, "events", list, where)
+    for k, ev in enumerate(events):
+        if not isinstance(ev, dict) or not isinstance(ev.get("kind"), str):
+            raise ReplayFormatError(f"{where}: event {k} must be an object with a string 'kind'")
+    state = _need(record, "state", dict, where)
+    obs_texts = _need(record, "observations", list, where)
+    if len(obs_texts) != n:
+        raise ReplayFormatError(f"{where}: field 'observations' needs {n} entries, got {len(obs_texts)}")
+    try:
+        obs = np.stack(
+            [decode_observation_text(t, obs_dim, f"{where}, seat {s}") for s, t in enumerate(obs_texts)]
+        )
+    except ValueError as err:
+        raise ReplayFormatError(str(err)) from None
+    if not is_tick:
+        return Frame(None, [0] * n, [], events, [0] * (n // 2), state, obs)
+    tick = _need(record, "tick", int, where)
+    return Frame(
+        tick,
+        _int_list(record, "actions", n, where),
+        _int_list(record, "order", n, where),
+        events,
+        _int_list(record, "points", n // 2, where),
+        state,
+        obs,
+    )
+
+
+def read(path: str | Path) -> Replay:
+    """Parse and validate a replay file without re-simulating it."""
+    path = Path(path)
+    if not path.is_file():
+        raise ReplayFormatError(f"replay {str(path)!r}: no such file")
+    replay: Replay | None = None
+    with open_text(path, "r") as fh:
+        try:
+            lines = list(fh)
+        except (OSError, UnicodeDecodeError, EOFError) as err:
+            raise ReplayFormatError(f"replay {str(path)!r}: cannot be read as text ({err})") from None
+    for number, line in enumerate(lines, start=1):
+        where = f"line {number}"
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ReplayFormatError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
+        if not isinstance(record, dict):
+            raise ReplayFormatError(f"{where}: each line must be a JSON object")
+        kind = record.get("type")
+        if replay is None:
+            header, config = _parse_header(record)
+            replay = Replay(header, config)
+            continue
+        if replay.end:
+            raise ReplayFormatError(f"{where}: a line after the 'end' line")
+        n, obs_dim = replay.num_players, replay.header["obs_dim"]
+        if kind == "reset":
+            if replay.frames:
+                raise ReplayFormatError(f"{where}: a second 'reset' line")
+            replay.frames.append(_parse_frame(record, n, obs_dim, where, is_tick=False))
+        elif kind == "tick":
+            if not replay.frames:
+                raise ReplayFormatError(f"{where}: a 'tick' line before the 'reset' line")
+            frame = _parse_frame(record, n, obs_dim, where, is_tick=True)
+            expected = len(replay.frames) - 1
+            if frame.tick != expected:
+                raise ReplayFormatError(f"{where}: field 'tick' is {frame.tick}, expected {expected}")
+            replay.frames.append(frame)
+        elif kind == "end":
+            replay.end = record
+        else:
+            raise ReplayFormatError(f"{where}: unknown line type {kind!r}")
+    if replay is None:
+        raise ReplayFormatError(f"replay {str(path)!r}: the file is empty")
+    if not replay.frames:
+        raise ReplayFormatError(f"replay {str(path)!r}: no 'reset' line")
+    if not replay.end:
+        raise ReplayFormatError(f"replay {str(path)!r}: truncated (no 'end' line)")
+    return replay
+
+
+def _compare(what: str, where: str, recorded: Any, replayed: Any) -> None:
+    if recorded != replayed:
+        raise ReplayMismatchError(
+            f"{where}: {what} differs from the engine's\n  recorded: {recorded}\n  engine:   {replayed}"
+        )
+
+
+def _json(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def verify(replay: Replay) -> None:
+    """Play the recorded actions again from the recorded seed; raise on the first difference."""
+    engine = QuatroEngine(replay.config)
+    encoder = ObservationEncoder(replay.num_players)
+    obs = np.zeros((replay.num_players, encoder.obs_dim), np.uint8)
+    if replay.header["obs_dim"] != encoder.obs_dim:
+        raise ReplayMismatchError(
+            f"header: obs_dim {replay.header['obs_dim']} != the encoder's {encoder.obs_dim}"
+        )
+    events = engine.reset(replay.header["engine_seed"])
+    encoder.encode(engine, events, (), obs)
+    first = replay.frames[0]
+    _compare("events", "reset", first.events, _json([event_record(e) for e in events]))
+    _compare("state", "reset", first.state, _json(engine_state(engine)))
+    _compare("observations", "reset", encode_observations(first.observations), encode_observations(obs))
+    for frame in replay.frames[1:]:
+        where = f"tick {frame.tick}"
+        if engine.match_over:
+            raise ReplayMismatchError(f"{where}: the engine's match was already over")
+        try:
+            result = engine.step(frame.actions)
+        except IllegalActionError as err:
+            raise ReplayMismatchError(
+                f"{where}: a recorded action is illegal for the engine: {err}"
+            ) from None
+        encoder.encode(engine, result.events, result.order, obs)
+        _compare("order", where, frame.order, list(result.order))
+        _compare("events", where, frame.events, _json([event_record(e) for e in result.events]))
+        _compare("points", where, frame.points, list(result.points))
+        _compare("state", where, frame.state, _json(engine_state(engine)))
+        _compare("observations", where, encode_observations(frame.observations), encode_observations(obs))
+    end = replay.end
+    _compare("final scores", "end", end.get("scores"), list(engine.scores))
+    _compare("winners", "end", end.get("winners"), list(engine.winners))
+    _compare("tick count", "end", end.get("ticks"), len(replay.frames) - 1)
+
+
+def load(path: str | Path, verify_engine: bool = True) -> Replay:
+    """Read a replay and (by default) check it against the engine; return it."""
+    replay = read(path)
+    if verify_engine:
+        verify(replay)
+    return replay

@@ -1,0 +1,142 @@
+"""render_mode="rgb_array" for Quatro, Kwartet and Cuatrola; "human" falls back to text without a display."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from pettingzoo.test import render_test
+
+from quatro_env import cuatrola_v0, kwartet_v0, quatro_v0
+from quatro_env.quatro.actions import ActionKind
+from quatro_env.render.quatro import draw_frame
+from tests.extras import need_module
+
+
+@pytest.fixture(autouse=True)
+def _pillow():
+    need_module("PIL", "render")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: quatro_v0.env(**kw),
+        lambda **kw: kwartet_v0.env(**kw),
+        lambda **kw: cuatrola_v0.env(**kw),
+    ],
+    ids=["quatro", "kwartet", "cuatrola"],
+)
+def test_pettingzoo_render_test_passes_every_mode(make, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)  # "human" prints text here
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert "rgb_array" in make().metadata["render_modes"]
+    render_test(make)
+
+
+def _quatro_picture_after(action_for_seat0: int) -> tuple[np.ndarray, np.ndarray]:
+    env = quatro_v0.parallel_env(render_mode="rgb_array", sign_phase_seconds=0.5)
+    env.reset(seed=4)
+    env.step(dict.fromkeys(env.agents, 0))  # the sign phase ends: play starts
+    before = env.render()
+    env.step({**dict.fromkeys(env.agents, 0), "player_0": action_for_seat0})
+    return before, env.render()
+
+
+def test_quatro_picture_shows_the_floor_being_taken():
+    """Q15: taking the floor lights the seat's box; nothing else of the table changes."""
+    env = quatro_v0.parallel_env()
+    take = env.codec.encode(ActionKind.TAKE_FLOOR)
+    before, after = _quatro_picture_after(take)
+    assert before.shape == (600, 800, 3) and before.dtype == np.uint8
+    diff = np.argwhere((before != after).any(axis=2))
+    assert diff.size, "the picture must change when a seat takes the floor"
+    changed_below_header = diff[diff[:, 0] > 30]  # the header shows the tick: it changes every tick
+    assert changed_below_header.size
+    assert changed_below_header[:, 0].min() > 400  # only seat 0's box, at the bottom of the picture
+
+
+def test_draw_frame_hides_what_a_seat_frame_hides():
+    """A seat's frame draws hidden hands as card backs: no face label for a None card."""
+    seat = dict(quartet=False, connected=True, ready=True, floor=False, emoji=None, pulse=None)
+    seat.update(pulse_age=None, exchange_wait=0, floor_wait=0)
+    hands = [["A", "K", "Q", "J"], None, None, None]
+    frame = dict(tick=3, round=1, phase="play", phase_left=10, scores=[0, 0], signs=[None, None])
+    frame.update(center=["A", "K", "Q", "J"], call=None)
+    frame["seats"] = [{"seat": s, "team": s % 2, "hand": hands[s], **seat} for s in range(4)]
+    picture = draw_frame(frame)
+    backs = (picture == np.array([57, 73, 171], np.uint8)).all(axis=2).sum()
+    assert backs > 3 * 4 * 500  # three hidden hands of four backs
+
+
+def test_gymnasium_record_video_writes_a_video(tmp_path):
+    need_module("moviepy", "video")
+    from gymnasium.wrappers import RecordVideo
+
+    from quatro_env.integrations.gym_single import QuatroSingleAgentEnv
+
+    env = QuatroSingleAgentEnv(render_mode="rgb_array", others="random", round_seconds=5.0, points_to_win=1)
+    env = RecordVideo(env, str(tmp_path), episode_trigger=lambda e: True, disable_logger=True)
+    env.reset(seed=0)
+    for _ in range(30):
+        mask = env.unwrapped.action_masks()
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(mask)[0]))
+        if terminated or truncated:
+            break
+    env.close()
+    videos = list(tmp_path.glob("*.mp4"))
+    assert videos and videos[0].stat().st_size > 1000
+
+
+def test_human_mode_without_a_display_prints_the_text_table(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    env = quatro_v0.parallel_env(render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert "center:" in capsys.readouterr().out
+
+
+def test_missing_pillow_names_the_extra(monkeypatch):
+    from quatro_env.render import canvas
+
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    monkeypatch.setitem(sys.modules, "PIL.Image", None)
+    with pytest.raises(ImportError, match=r"quatro-env\[render\]"):
+        canvas.require_pillow()
+
+
+def test_kwartet_and_cuatrola_pictures_change_as_the_game_moves():
+    for make in (kwartet_v0.env, cuatrola_v0.env):
+        env = make(render_mode="rgb_array")
+        env.reset(seed=1)
+        first = env.render()
+        for _ in range(3):
+            obs, *_ = env.last()
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert first.shape[2] == 3 and not np.array_equal(first, env.render())
+
+
+def test_human_mode_with_a_display_draws_into_a_window(monkeypatch):
+    """Where a display exists, "human" shows the rgb_array picture in a window (a stand-in here)."""
+    from quatro_env.render import window
+
+    shown = []
+
+    class FakeWindow:
+        def show(self, picture):
+            shown.append(picture)
+
+        def close(self):
+            shown.append("closed")
+
+    monkeypatch.setattr(window, "display_available", lambda: True)
+    monkeypatch.setattr(window, "TableWindow", FakeWindow)
+    env = quatro_v0.parallel_env(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    env.render()
+    assert len(shown) == 2 and shown[0].shape == (600, 800, 3)
+    env.close()
+    assert shown[-1] == "closed"

@@ -1,0 +1,196 @@
+"""Replays: quatro-eval writes one per match; load() re-simulates it through the engine (Q30)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from quatro_env.eval.cli import main as eval_main
+from quatro_env.quatro.encoding import ObservationEncoder
+from quatro_env.quatro.engine import QuatroEngine
+from quatro_env.replay import FORMAT, VERSION, ReplayFormatError, ReplayMismatchError, load, read
+from quatro_env.replay.views import decode_observation
+from tests.replay.helpers import write_replays
+
+
+@pytest.fixture(scope="module")
+def replay_files(tmp_path_factory):
+    return write_replays(tmp_path_factory.mktemp("replays"))
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_eval_writes_one_replay_per_match_and_each_resimulates(replay_files):
+    assert len(replay_files) == 2
+    for path in replay_files:
+        replay = load(path)  # re-simulates and compares every tick
+        header = replay.header
+        assert header["format"] == FORMAT and header["version"] == VERSION
+        assert [s["policy"] for s in header["seats"]] in (["honest", "decoy"] * 2, ["decoy", "honest"] * 2)
+        assert replay.end["ticks"] == len(replay.frames) - 1 > 0
+        assert replay.end["scores"] == replay.frames[-1].state["scores"]
+        kinds = {ev["kind"] for f in replay.frames for ev in f.events}
+        assert {"round_started", "reveal"} <= kinds  # the reveal of a call or a blank round (Q10)
+        assert any(f.state["hands"][0] for f in replay.frames)  # the omniscient state holds hands
+
+
+def test_replay_records_calls_reveals_scores_and_private_events(replay_files):
+    replay = load(replay_files[0])
+    events = [ev for f in replay.frames for ev in f.events]
+    ends = [ev for ev in events if ev["kind"] in ("call", "blank_round")]
+    assert ends, "every round ends with a call or a blank round (Q10)"
+    reveal = next(ev for ev in events if ev["kind"] == "reveal")
+    assert len(reveal["data"]["hands"]) == 4
+    private = [ev for ev in events if ev["visible_to"] is not None]
+    assert private, "signs fixed or drawn are seen by the team only (Q7), and recorded as such"
+    assert all(isinstance(ev["visible_to"], list) for ev in private)
+
+
+def test_recorded_observations_are_the_seats_views(replay_files):
+    """Each seat's recorded vector is what the encoder gives that seat; decoding it gives its hand."""
+    replay = load(replay_files[0])
+    for frame in replay.frames[1:]:
+        if frame.state["phase"] != "play":
+            continue
+        for seat in range(4):
+            view = decode_observation(frame.observations[seat], seat, 4)
+            assert view["self"]["hand"] == [c // 4 for c in frame.state["hands"][seat]]
+            assert view["table"]["center"] == [c // 4 for c in frame.state["center"]]
+            assert [t["score"] for t in view["teams"]] == frame.state["scores"]
+
+
+def test_gzip_replays_load_too(replay_files, tmp_path):
+    gz = tmp_path / "m.jsonl.gz"
+    with gzip.open(gz, "wb") as fh:
+        fh.write(replay_files[1].read_bytes())
+    assert len(load(gz).frames) == len(load(replay_files[1]).frames)
+
+
+def test_quatro_eval_cli_replays_flag(tmp_path):
+    args = "random honest --matches 1 --points-to-win 1 --round-seconds 10 --workers 1 --probe-matches 0"
+    code = eval_main([*args.split(), "--no-progress", "--replays", str(tmp_path / "r")])
+    assert code == 0
+    (path,) = (tmp_path / "r").glob("*.jsonl")
+    assert load(path).end["ticks"] > 0
+
+
+@pytest.mark.parametrize("what", ["action", "event", "state", "observation", "order"])
+def test_a_tampered_replay_fails_the_engine_check(replay_files, tmp_path, what):
+    records = _lines(replay_files[0])
+    tick = next(r for r in records if r["type"] == "tick" and r["tick"] > 5 and r["events"])
+    if what == "action":
+        tick["actions"][0] = 68 if tick["actions"][0] != 68 else 0  # a «Quatro!» that was not made
+    elif what == "event":
+        tick["events"][0]["seat"] = 3 if tick["events"][0]["seat"] != 3 else 2
+    elif what == "state":
+        tick["state"]["scores"][1] += 1
+    elif what == "observation":
+        raw = bytearray(np.zeros(ObservationEncoder(4).obs_dim, np.uint8).tobytes())
+        import base64
+
+        tick["observations"][2] = base64.b64encode(bytes(raw)).decode()
+    else:
+        tick["order"] = tick["order"][::-1]
+    path = _write(tmp_path / "bad.jsonl", records)
+    read(path)  # well-formed ...
+    with pytest.raises(ReplayMismatchError, match=r"tick \d+"):
+        load(path)  # ... but not what the engine plays
+
+
+def _malformed(records, case):
+    header = records[0]
+    if case == "not json":
+        return "{not json\n"
+    if case == "header not first":
+        records = records[1:]
+    elif case == "format":
+        header["format"] = "something-else"
+    elif case == "version":
+        header["version"] = 99
+    elif case == "config":
+        header["config"]["num_players"] = 5
+    elif case == "seed type":
+        header["engine_seed"] = "0"
+    elif case == "truncated":
+        records = records[:-1]
+    elif case == "tick gap":
+        del records[5]
+    elif case == "base64":
+        records[3]["observations"][0] = "!!!"
+    elif case == "actions":
+        records[3]["actions"] = [0, 1]
+    elif case == "unknown type":
+        records.insert(3, {"type": "exec", "code": "import os"})
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("not json", "line 1: not valid JSON"),
+        ("header not first", "first line must be the header"),
+        ("format", "field 'format'"),
+        ("version", "version 99 is not supported"),
+        ("config", "(?s)field 'config'.*num_players"),
+        ("seed type", "field 'engine_seed'"),
+        ("truncated", "truncated"),
+        ("tick gap", "field 'tick'"),
+        ("base64", "base64"),
+        ("actions", "field 'actions'"),
+        ("unknown type", "unknown line type 'exec'"),
+    ],
+)
+def test_malformed_replays_get_a_clear_error(replay_files, tmp_path, case, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(_malformed(_lines(replay_files[1]), case))
+    with pytest.raises(ReplayFormatError, match=message):
+        read(path)
+
+
+def test_a_missing_or_binary_file_is_refused(tmp_path):
+    with pytest.raises(ReplayFormatError, match="no such file"):
+        read(tmp_path / "nope.jsonl")
+    blob = tmp_path / "pickle.jsonl"
+    blob.write_bytes(b"\x80\x04\x95\x00\x00cposix\nsystem\n")  # a pickle is not JSON: never unpickled
+    with pytest.raises(ReplayFormatError):
+        read(blob)
+
+
+def test_replay_of_a_disconnection_schedule_resimulates(tmp_path):
+    """Q23 changes happen between ticks and draw from the engine's generator: still reproducible."""
+    (path, *_) = write_replays(
+        tmp_path, matches=1, disconnect_prob=0.05, reconnect_prob=0.3, disconnect_schedule=((4, 1, False),)
+    )
+    replay = load(path)
+    kinds = [ev["kind"] for f in replay.frames for ev in f.events]
+    assert "disconnected" in kinds and "reconnected" in kinds
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(path, copy)
+    assert load(copy).end == replay.end
+
+
+def test_engine_seed_and_actions_reproduce_the_match(replay_files):
+    """The header's seed and the per-tick actions are all a re-simulation needs (Q30)."""
+    replay = load(replay_files[0])
+    engine = QuatroEngine(replay.config)
+    engine.reset(replay.header["engine_seed"])
+    for frame in replay.frames[1:]:
+        engine.step(frame.actions)
+    assert engine.scores == replay.end["scores"]
+
+
+def test_a_mixed_team_records_each_members_policy(tmp_path):
+    (path,) = write_replays(tmp_path, policies=("honest+decoy", "random"), matches=1)
+    seats = [s["policy"] for s in load(path).header["seats"]]
+    assert seats == ["honest", "random", "decoy", "random"]  # match 0: the mixed team sits at team 0
