@@ -31,7 +31,7 @@ import torch
 
 from baselines.bot_state import bots_from_json, bots_to_json
 from baselines.checkpoint_io import POLICY_FORMAT, TRAINER_FORMAT, save_checkpoint
-from baselines.config import TrainConfig, load_config, override_config
+from baselines.config import TrainConfig, load_config, one_line_error, override_config
 from baselines.eavesdropper import ChannelEavesdropper
 from baselines.networks import build_model
 from baselines.trainer_state import (
@@ -45,6 +45,7 @@ from baselines.trainer_state import (
     set_numpy_rng_state,
 )
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.bots import BOT_POLICIES
 
@@ -696,19 +697,8 @@ class PPOTrainer:
                     writer.add_scalar(f"{prefix}/{key}", value, row["agent_steps"])
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train PPO agents for Quatro on the batched engine.")
-    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
-    parser.add_argument(
-        "--resume",
-        help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",
-    )
-    parser.add_argument("--updates", type=int, help="stop after this many more updates")
-    parser.add_argument(
-        "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
-    )
-    args = parser.parse_args(argv)
-    command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
+def _trainer_from_args(args: argparse.Namespace) -> tuple[TrainConfig, PPOTrainer]:
+    """The config and trainer the command asks for: a fresh run, or a resumed one (validated first)."""
     if args.resume:
         state = load_trainer_checkpoint(args.resume)
         cfg = TrainConfig(**state["config"])
@@ -717,10 +707,33 @@ def main(argv: list[str] | None = None) -> None:
             print(f"resuming {args.resume} with overrides {args.overrides}: not an identical continuation")
         trainer = PPOTrainer(cfg)
         trainer.load_state_dict(state)
-    else:
-        cfg = load_config(args.config, args.overrides)
-        trainer = PPOTrainer(cfg)
-    trainer.run_dir.mkdir(parents=True, exist_ok=True)
+        return cfg, trainer
+    cfg = load_config(args.config, args.overrides)
+    return cfg, PPOTrainer(cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = OneLineParser(
+        prog="quatro-train", description="Train PPO agents for Quatro on the batched engine."
+    )
+    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument(
+        "--resume",
+        help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",
+    )
+    parser.add_argument("--updates", type=int_in(1), help="stop after this many more updates")
+    parser.add_argument(
+        "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
+    )
+    args = parser.parse_args(argv)
+    command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.resume and args.config:
+        parser.error("--config: not with --resume (the checkpoint holds its config; use key=value overrides)")
+    try:
+        cfg, trainer = _trainer_from_args(args)
+        trainer.run_dir.mkdir(parents=True, exist_ok=True)
+    except (ValueError, OSError) as exc:  # bad config, override or checkpoint: one line, exit 2
+        parser.exit(2, f"quatro-train: {one_line_error(exc)}\n")
     (trainer.run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
     history = trainer.train(args.updates, command)
     if history:

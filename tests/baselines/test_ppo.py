@@ -135,8 +135,9 @@ def test_resume_with_overrides_starts_a_new_leg_from_the_state(cfg, tmp_path):
     state = load_trainer_checkpoint(tmp_path / "smoke" / "latest.pt")
     assert state["update"] == 2
     assert state["config"]["bot_opponents"] == ["random"] and state["config"]["bot_prob"] == 0.5
-    with pytest.raises(ValueError, match="bot_opponents"):
+    with pytest.raises(SystemExit) as stop:  # one line naming the field, exit code 2
         main(["--resume", str(tmp_path / "mid.pt"), "--updates", "1", "bot_opponents=[randum]"])
+    assert stop.value.code == 2
 
 
 def test_an_interrupt_inside_an_update_counts_only_completed_updates(cfg, monkeypatch):
