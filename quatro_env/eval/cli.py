@@ -9,8 +9,10 @@ Examples::
     quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
 
 A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
-a shipped PPO checkpoint by name (``ppo_4p``), a TorchScript checkpoint (``checkpoint:PATH`` or
-``PATH.pt``), or a mixed team ``A+B`` (A in the team's lower seat, B its partner).
+a shipped PPO checkpoint by name (``ppo_4p``), a ``quatro-train`` policy file (``checkpoint:PATH``
+or ``PATH.pt``; read without running code), a TorchScript module you trust (``torchscript:PATH``),
+or a mixed team ``A+B`` (A in the team's lower seat, B its partner). Bad input is one line on
+stderr naming the argument and what it allows, exit code 2, before any match is played.
 """
 
 from __future__ import annotations
