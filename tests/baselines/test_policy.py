@@ -48,6 +48,16 @@ def test_every_shipped_checkpoint_has_provenance_and_plays_at_its_player_count(n
     assert len(_play(0, name, players)) > 0
 
 
+@pytest.mark.parametrize("name", sorted(shipped_checkpoints()))
+def test_every_shipped_checkpoint_is_in_the_safe_format(name):
+    """Converted by quatro-convert (issue #15): plain data read with weights_only=True, tagged."""
+    import torch
+
+    payload = torch.load(CHECKPOINT_DIR / f"{name}.pt", weights_only=True)
+    assert payload["format"] == "quatro-policy/1"
+    assert all(isinstance(v, torch.Tensor) for v in payload["model"].values())
+
+
 def test_harness_and_errors_know_the_shipped_name():
     spec = as_policy("ppo_4p")
     assert isinstance(spec.build(4, 0), PPOPolicy)
