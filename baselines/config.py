@@ -18,12 +18,12 @@ from pydantic import (
     Field,
     PositiveFloat,
     PositiveInt,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from quatro_env.common.cli import one_line_error  # noqa: F401 - the CLI's error line, re-exported
 from quatro_env.quatro.config import QuatroConfig
 
 
@@ -326,21 +326,3 @@ def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"config {str(path)!r}: a config is a mapping of fields, got {type(data).__name__}")
     return data
-
-
-def one_line_error(exc: Exception) -> str:
-    """A config error as one line naming each field and what it allows (pydantic's own text spans
-    lines and adds URLs)."""
-    if not isinstance(exc, ValidationError):
-        return " ".join(str(exc).split())
-    parts = []
-    for error in exc.errors():
-        field = ".".join(str(part) for part in error["loc"]) or exc.title
-        message = error["msg"].removeprefix("Value error, ")
-        if message.startswith(f"{field}:"):
-            parts.append(message)
-        else:
-            parts.append(
-                f"{field}: {message} (got {error['input']!r})" if "input" in error else f"{field}: {message}"
-            )
-    return "; ".join(" ".join(p.split()) for p in parts)

@@ -74,6 +74,11 @@ def policy_payload(state: dict[str, Any], command: str) -> dict[str, Any]:
     }
 
 
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
 def _ignore_sigint():
     """Ignore SIGINT from now on; return the handler to restore (None off the main thread, where
     signal handlers cannot be set)."""
@@ -502,10 +507,24 @@ class PPOTrainer:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Continue from ``state`` (``state_dict()`` or a file read by ``load_trainer_checkpoint``)."""
+        """Continue from ``state`` (``state_dict()`` or a file read by ``load_trainer_checkpoint``).
+
+        A state that does not fit (another network size, missing fields, tables out of step) is
+        refused with a ValueError and the trainer is left exactly as it was."""
+        check_trainer_state(state)
+        backup = self.state_dict()
+        try:
+            self._load_checked_state(state)
+        except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+            self._load_checked_state(backup)
+            raise ValueError(f"trainer checkpoint: does not fit this trainer ({_first_line(exc)})") from None
+
+    def _load_checked_state(self, state: dict[str, Any]) -> None:
         from quatro_env.quatro.config import QuatroConfig
 
-        check_trainer_state(state)
+        state = dict(state, optimizer=cloned(state["optimizer"]))  # Adam steps its moments in place
+        if "eavesdropper_optimizer" in state:
+            state["eavesdropper_optimizer"] = cloned(state["eavesdropper_optimizer"])
         self.env_cfg = QuatroConfig(**state["env_config"])
         if self.env_cfg != self.engine.config:
             self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.env_device)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from pydantic import ValidationError
+
 
 class OneLineParser(argparse.ArgumentParser):
     """``error`` prints one line naming the argument and what it allows, and exits with 2."""
@@ -32,3 +34,19 @@ def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
 
     parse.__name__ = "int"  # argparse names the type in some messages
     return parse
+
+
+def one_line_error(exc: Exception) -> str:
+    """An input error as one line naming each field and what it allows (pydantic's own text spans
+    lines and adds URLs)."""
+    if not isinstance(exc, ValidationError):
+        return " ".join(str(exc).split())
+    parts = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or exc.title
+        message = error["msg"].removeprefix("Value error, ")
+        if message.startswith(f"{field}:") or not error["loc"]:  # the message names its fields
+            parts.append(message)
+        else:
+            parts.append(f"{field}: {message} (got {error.get('input')!r})")
+    return "; ".join(" ".join(p.split()) for p in parts)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from quatro_env.common.cli import OneLineParser, int_in
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
 from quatro_env.eval.runner import MAX_WORKERS
@@ -100,18 +100,6 @@ def _output_problem(out: Path | None) -> str | None:
     return None
 
 
-def _one_line(err: Exception) -> str:
-    """pydantic's multi-line validation text as one line naming each field."""
-    errors = getattr(err, "errors", None)
-    if callable(errors):
-        parts = []
-        for e in errors():
-            field = ".".join(str(p) for p in e["loc"]) or "config"
-            parts.append(f"{field}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r})")
-        return "; ".join(parts)
-    return " ".join(str(err).split())
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list:
@@ -166,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             report = evaluate(args.policies, **common)
     except ValueError as err:  # a bad policy, parameter or rule: one line, exit 2
-        print(f"quatro-eval: {_one_line(err)}", file=sys.stderr)
+        print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2
     text = to_markdown(report)
     print(text)

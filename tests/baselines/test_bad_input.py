@@ -161,3 +161,20 @@ def test_a_frozen_config_is_never_changed_by_a_failed_override():
     with pytest.raises(ValueError):
         override_config(cfg, ["num_envs=-1"])
     assert cfg == TrainConfig()
+
+
+def test_a_checkpoint_of_another_network_is_refused_and_the_trainer_left_as_it_was(tmp_path):
+    """``--resume latest.pt hidden_size=32``: the weights do not fit; refused by name, no half-load."""
+    trainer = PPOTrainer(tiny(tmp_path))
+    trainer.train(updates=1)
+    other = PPOTrainer(tiny(tmp_path, hidden_size=24, seed=9))
+    other.train(updates=2)
+    before = trainer.state_dict()
+    with pytest.raises(ValueError, match=r"does not fit this trainer \(RuntimeError: Error\(s\) in loading"):
+        trainer.load_state_dict(other.state_dict())
+    after = trainer.state_dict()
+    assert after["update"] == before["update"] == 1 and after["bots"] == before["bots"]
+    for key in ("model", "opponent"):
+        assert all(torch.equal(before[key][k], after[key][k]) for k in before[key])
+    assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in before["engine"])
+    assert torch.equal(before["next_mask"], after["next_mask"])
