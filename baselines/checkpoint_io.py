@@ -92,7 +92,8 @@ def safe_torch_load(path: str | Path) -> Any:
             f"checkpoint {str(path)!r}: refused: it holds pickled Python objects, and loading them "
             f"could run any code ({_unsafe_reason(exc)}); {TRUSTED_HINT.format(path=path)}"
         ) from None
-    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - a damaged file makes torch's reader raise anything
+        # (KeyError from a corrupt pickle memo, RuntimeError from the zip reader, ...): one clear error
         raise ValueError(
             f"checkpoint {str(path)!r}: not a torch checkpoint file ({_first_line(exc)})"
         ) from None
