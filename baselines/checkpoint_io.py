@@ -28,7 +28,6 @@ import torch
 POLICY_FORMAT = "quatro-policy/1"
 TRAINER_FORMAT = "quatro-trainer/1"
 CONVERT_HINT = "convert it once: quatro-convert {path} NEW.pt"
-NOT_TORCH = "not a torch checkpoint file"
 TRUSTED_HINT = "if you trust the file, convert it once: quatro-convert {path} NEW.pt --trusted"
 
 
