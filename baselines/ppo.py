@@ -488,6 +488,7 @@ class PPOTrainer:
             "update": self.update,
             "wall_seconds": self.wall_seconds,
             "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if self.device.type == "cuda" else [],
             "numpy_rng": numpy_rng_state(),
             "history": list(self.history),
             "finished_returns": list(self.finished_returns),
@@ -542,6 +543,8 @@ class PPOTrainer:
         self.bots, self.bot_returns = bots_from_json(state["bots"], self.n), list(state["bot_returns"])
         self.episodes = state["episodes"]
         torch.set_rng_state(state["torch_rng"])
+        if state.get("cuda_rng") and self.device.type == "cuda":  # sampling on the GPU draws from it
+            torch.cuda.set_rng_state_all(state["cuda_rng"])
         set_numpy_rng_state(state["numpy_rng"])
         if self.eavesdropper is not None and "eavesdropper" in state:  # else: secrecy starts in this leg
             self.eavesdropper.load_state_dict(state["eavesdropper"])
