@@ -18,10 +18,12 @@ from pydantic import (
     Field,
     PositiveFloat,
     PositiveInt,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from quatro_env.common.cli import one_line_error  # noqa: F401 - the CLI's error line, re-exported
 from quatro_env.quatro.config import QuatroConfig
 
 
@@ -29,7 +31,7 @@ class Stage(BaseModel):
     """A curriculum stage, in force until ``until_agent_steps``: env overrides (e.g. shorter rounds)
     and/or another opponent mix (e.g. bot partners first, so that listening is learned early)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     until_agent_steps: PositiveInt
     env: dict[str, Any] = Field(default_factory=dict)
     pool_prob: float | None = Field(None, ge=0, le=1)
@@ -58,10 +60,44 @@ def _known_bots(names: tuple[str, ...], field: str) -> tuple[str, ...]:
     return names
 
 
+def _known_policies(names: tuple[str, ...], field: str) -> tuple[str, ...]:
+    """Evaluation opponents: anything the harness takes by name (a bot, ``counter:threshold=0.6``,
+    a shipped checkpoint), checked now rather than at the first evaluation, hours in."""
+    from quatro_env.eval.policies import as_policy
+
+    if not names:
+        raise ValueError(f"{field}: give at least one policy (e.g. [random, honest])")
+    for name in names:
+        try:
+            as_policy(name)
+        except ValueError as exc:
+            raise ValueError(f"{field}: {exc}") from None
+    return names
+
+
+def _usable_device(device: str, field: str) -> str:
+    """A torch device string this machine has (``cpu``, ``cuda``, ``cuda:1``, ``mps``)."""
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"{field}: {device!r} is not a torch device; use cpu, cuda or cuda:N") from None
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{field}: {device!r} but no CUDA GPU is available here; use cpu")
+    if parsed.type == "cuda" and parsed.index is not None and parsed.index >= torch.cuda.device_count():
+        raise ValueError(f"{field}: {device!r} but this machine has {torch.cuda.device_count()} GPU(s)")
+    if parsed.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"{field}: {device!r}: training runs on cpu or cuda")
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"{field}: {device!r} but MPS is not available here; use cpu")
+    return device
+
+
 class TrainConfig(BaseModel):
     """PPO on the batched engine (see ``docs/ppo.md`` for the meaning of every field)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # .inf/.nan: refused
 
     run_name: str = "ppo"
     out_dir: str = "runs"
@@ -153,6 +189,16 @@ class TrainConfig(BaseModel):
     def _known_opponents(cls, names: tuple[str, ...]) -> tuple[str, ...]:
         return _known_bots(names, "bot_opponents")
 
+    @field_validator("eval_bots")
+    @classmethod
+    def _known_eval_policies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        return _known_policies(names, "eval_bots")
+
+    @field_validator("device", "env_device")
+    @classmethod
+    def _known_device(cls, device: str | None, info: ValidationInfo) -> str | None:
+        return None if device is None else _usable_device(device, info.field_name)
+
     @field_validator("bot_partners")
     @classmethod
     def _known_partners(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -223,7 +269,12 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
         *parents, leaf = key.strip().split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[leaf] = yaml.safe_load(raw)
+        if not leaf or not all(parents):
+            raise ValueError(f"override {item!r}: empty field name")
+        try:
+            node[leaf] = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise ValueError(f"override {item!r}: the value is not a YAML scalar or list") from None
     return result
 
 
@@ -247,8 +298,31 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
     """Read a YAML config (or the defaults when ``path`` is None) and apply ``key=value`` overrides."""
     data: dict[str, Any] = {}
     if path is not None:
-        text = Path(path).read_text()
-        data = yaml.safe_load(text) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: a config is a mapping of fields, got {type(data).__name__}")
+        data = read_yaml_mapping(path)
     return TrainConfig(**_merge(data, parse_overrides(overrides)))
+
+
+def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
+    """A YAML file's mapping of fields; ValueError naming the file for anything else (missing, a
+    directory, binary, not YAML, not a mapping). ``yaml.safe_load``: a config never builds objects."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = (
+            "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
+        )
+        raise ValueError(f"config {str(path)!r}: cannot read a YAML text file ({reason})") from None
+    if "\x00" in text:
+        raise ValueError(f"config {str(path)!r}: a binary file, not YAML text")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise ValueError(f"config {str(path)!r}: not valid YAML{where} ({problem})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config {str(path)!r}: a config is a mapping of fields, got {type(data).__name__}")
+    return data

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from baselines.checkpoint_io import POLICY_FORMAT, load_checkpoint
 from baselines.networks import RecurrentActorCritic, build_model
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
@@ -36,17 +37,13 @@ def resolve_checkpoint(name_or_path: str | Path) -> Path:
     return path
 
 
-def is_ppo_checkpoint(path: str | Path) -> bool:
-    """A ``policy.pt`` written by ``quatro-train`` (a dict payload, not a pickled module)."""
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception:  # noqa: BLE001 - not a torch file at all
-        return False
-    return isinstance(payload, dict) and {"model", "rnn_size", "obs_dim"} <= set(payload)
+def load_policy_file(name_or_path: str | Path) -> dict[str, Any]:
+    """A policy file's payload (a shipped name or a path), read without running code."""
+    return load_checkpoint(resolve_checkpoint(name_or_path), (POLICY_FORMAT,))
 
 
 def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str, Any]]:
-    payload = torch.load(resolve_checkpoint(name_or_path), map_location="cpu", weights_only=False)
+    payload = load_policy_file(name_or_path)
     model = build_model(
         payload.get("arch", "flat"),
         payload["obs_dim"],

@@ -29,10 +29,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.config import TrainConfig, load_config, override_config
+from baselines.bot_state import bots_from_json, bots_to_json
+from baselines.checkpoint_io import POLICY_FORMAT, TRAINER_FORMAT, save_checkpoint
+from baselines.config import TrainConfig, load_config, one_line_error, override_config
 from baselines.eavesdropper import ChannelEavesdropper
 from baselines.networks import build_model
+from baselines.trainer_state import (
+    TRAINER_TENSORS,
+    check_trainer_state,
+    cloned,
+    engine_state,
+    load_engine_state,
+    load_trainer_checkpoint,
+    numpy_rng_state,
+    set_numpy_rng_state,
+)
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.bots import BOT_POLICIES
 
@@ -44,6 +57,7 @@ def policy_payload(state: dict[str, Any], command: str) -> dict[str, Any]:
     ``checkpoint_00300.pt``), with what made it: the file ``policy.pt`` and the shipped checkpoints hold."""
     cfg = state["config"]
     return {
+        "format": POLICY_FORMAT,
         "model": state["model"],
         "obs_dim": int(state["next_obs"].shape[-1]),
         "num_actions": int(state["next_mask"].shape[-1]),
@@ -58,6 +72,11 @@ def policy_payload(state: dict[str, Any], command: str) -> dict[str, Any]:
         "command": command,
         "seed": cfg["seed"],
     }
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
 def _ignore_sigint():
@@ -451,33 +470,29 @@ class PPOTrainer:
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
-        engine_state = {k: v.clone() for k, v in vars(self.engine).items() if isinstance(v, torch.Tensor)}
+        """Everything the run needs to continue exactly, as tensors and plain data (no pickled
+        objects: see ``checkpoint_io``), each tensor a copy: the dict is a snapshot that later
+        training does not change (``train`` keeps the last completed update's one for Ctrl-C)."""
         return {
+            "format": TRAINER_FORMAT,
             "config": self.cfg.model_dump(mode="json"),
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "opponent": self.opponent.state_dict(),
-            "pool": self.pool,
-            "engine": engine_state,
-            "next_obs": self.next_obs,
-            "next_mask": self.next_mask,
-            "next_done": self.next_done,
-            "h": self.h,
-            "h_opp": self.h_opp,
-            "mode": self.mode,
-            "learner": self.learner,
-            "bots": self.bots,
-            "bot_returns": self.bot_returns,
-            "running_return": self.running_return,
-            "potential": self.potential,
+            "model": cloned(self.model.state_dict()),
+            "optimizer": cloned(self.optimizer.state_dict()),
+            "opponent": cloned(self.opponent.state_dict()),
+            "pool": list(self.pool),  # snapshots are never changed once taken
+            "engine": engine_state(self.engine),
+            **{name: getattr(self, name).clone() for name in TRAINER_TENSORS},
+            "bots": bots_to_json(self.bots),
+            "bot_returns": list(self.bot_returns),
             "agent_steps": self.agent_steps,
             "update": self.update,
             "wall_seconds": self.wall_seconds,
             "torch_rng": torch.get_rng_state(),
-            "numpy_rng": np.random.get_state(),
-            "history": self.history,
-            "finished_returns": self.finished_returns,
-            "pool_returns": self.pool_returns,
+            "cuda_rng": torch.cuda.get_rng_state_all() if self.device.type == "cuda" else [],
+            "numpy_rng": numpy_rng_state(),
+            "history": list(self.history),
+            "finished_returns": list(self.finished_returns),
+            "pool_returns": list(self.pool_returns),
             "episodes": self.episodes,
             "env_config": self.env_cfg.model_dump(mode="json"),
         } | self._eavesdropper_state()
@@ -486,63 +501,64 @@ class PPOTrainer:
         if self.eavesdropper is None:
             return {}
         return {
-            "eavesdropper": self.eavesdropper.state_dict(),
-            "eavesdropper_optimizer": self.eavesdropper_optimizer.state_dict(),
-            "h_eaves": self.h_eaves,
+            "eavesdropper": cloned(self.eavesdropper.state_dict()),
+            "eavesdropper_optimizer": cloned(self.eavesdropper_optimizer.state_dict()),
+            "h_eaves": self.h_eaves.clone(),
             "eaves_updates": self.eaves_updates,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue from ``state`` (``state_dict()`` or a file read by ``load_trainer_checkpoint``).
+
+        A state that does not fit (another network size, missing fields, tables out of step) is
+        refused with a ValueError and the trainer is left exactly as it was."""
+        check_trainer_state(state)
+        backup = self.state_dict()
+        try:
+            self._load_checked_state(state)
+        except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+            self._load_checked_state(backup)
+            raise ValueError(f"trainer checkpoint: does not fit this trainer ({_first_line(exc)})") from None
+
+    def _load_checked_state(self, state: dict[str, Any]) -> None:
         from quatro_env.quatro.config import QuatroConfig
 
+        state = dict(state, optimizer=cloned(state["optimizer"]))  # Adam steps its moments in place
+        if "eavesdropper_optimizer" in state:
+            state["eavesdropper_optimizer"] = cloned(state["eavesdropper_optimizer"])
         self.env_cfg = QuatroConfig(**state["env_config"])
         if self.env_cfg != self.engine.config:
             self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.env_device)
-        for name, tensor in state["engine"].items():  # copy in place: keeps any aliasing between buffers
-            current = getattr(self.engine, name, None)
-            if isinstance(current, torch.Tensor) and current.shape == tensor.shape:
-                current.copy_(tensor)
-            else:
-                setattr(self.engine, name, tensor.clone())
+        load_engine_state(self.engine, state["engine"])
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.opponent.load_state_dict(state["opponent"])
-        self.pool = state["pool"]
-        for name in (
-            "next_obs",
-            "next_mask",
-            "next_done",
-            "h",
-            "h_opp",
-            "mode",
-            "learner",
-            "running_return",
-            "potential",
-        ):
+        self.pool = list(state["pool"])
+        for name in TRAINER_TENSORS:
             getattr(self, name).copy_(state[name])
         self.agent_steps, self.update = state["agent_steps"], state["update"]
-        self.wall_seconds, self.history = state["wall_seconds"], state["history"]
-        self.finished_returns = state["finished_returns"]
-        self.pool_returns = state["pool_returns"]
-        self.bots, self.bot_returns = state["bots"], state["bot_returns"]
+        self.wall_seconds, self.history = state["wall_seconds"], list(state["history"])
+        self.finished_returns = list(state["finished_returns"])
+        self.pool_returns = list(state["pool_returns"])
+        self.bots, self.bot_returns = bots_from_json(state["bots"], self.n), list(state["bot_returns"])
         self.episodes = state["episodes"]
         torch.set_rng_state(state["torch_rng"])
-        np.random.set_state(state["numpy_rng"])
+        if state.get("cuda_rng") and self.device.type == "cuda":  # sampling on the GPU draws from it
+            torch.cuda.set_rng_state_all(state["cuda_rng"])
+        set_numpy_rng_state(state["numpy_rng"])
         if self.eavesdropper is not None and "eavesdropper" in state:  # else: secrecy starts in this leg
             self.eavesdropper.load_state_dict(state["eavesdropper"])
             self.eavesdropper_optimizer.load_state_dict(state["eavesdropper_optimizer"])
             self.h_eaves.copy_(state["h_eaves"])
             self.eaves_updates = state["eaves_updates"]
 
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        torch.save(self.state_dict(), tmp)
-        tmp.replace(path)
+    def save(self, path: Path, state: dict[str, Any] | None = None) -> None:
+        """Write ``state`` (default: the current one) atomically (temp file, then ``os.replace``)."""
+        save_checkpoint(self.state_dict() if state is None else state, path)
 
     def export_policy(self, path: Path, command: str) -> None:
         """A small file with the policy alone and how it was made (what ships in the package)."""
-        torch.save(policy_payload(self.state_dict(), command), path)
+        save_checkpoint(policy_payload(self.state_dict(), command), path)
 
     # ------------------------------------------------------------------ the loop
     def _maybe_switch_stage(self) -> None:
@@ -557,12 +573,17 @@ class PPOTrainer:
             self._assign_opponents(torch.arange(self.cfg.num_envs, device=self.device))
 
     def train(self, updates: int | None = None, command: str = "") -> list[dict[str, float]]:
-        """Run ``updates`` PPO updates (default: to the configured total); Ctrl-C saves and stops."""
+        """Run ``updates`` PPO updates (default: to the configured total); Ctrl-C saves and stops.
+
+        Resume is exact whenever the interrupt comes (in the rollout, the update, an evaluation or
+        a save): ``committed`` is the snapshot of the last completed update, and it is what every
+        checkpoint file holds and what the trainer returns to when interrupted."""
         cfg = self.cfg
+        committed = self.state_dict()
         last = self.num_updates if updates is None else min(self.num_updates, self.update + updates)
         writer = self._writer()
         bar = None
-        previous_handler = None
+        previous_handler, sigint_ignored = None, False
         if cfg.progress_bar:
             from tqdm import tqdm
 
@@ -617,26 +638,33 @@ class PPOTrainer:
                     bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ret=f"{row['episode_return']:.2f}")
                 if cfg.eval_every and self.update % cfg.eval_every == 0:
                     self._log(self.evaluate(command), writer, prefix="eval")
+                committed = self.state_dict()  # this update is complete: from now on, the state
                 if self.update % cfg.checkpoint_every == 0:
-                    self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt")
-                    self.save(self.run_dir / "latest.pt")
+                    self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt", committed)
+                    self.save(self.run_dir / "latest.pt", committed)
         except KeyboardInterrupt:
             # a second Ctrl-C (or a signal sent to both ``timeout`` and its child) must not cut the
             # save short: further SIGINTs are ignored until the checkpoint is written
-            previous_handler = _ignore_sigint()
+            previous_handler, sigint_ignored = _ignore_sigint(), True
             print(
-                f"\ninterrupted at update {self.update}: writing {self.run_dir / 'latest.pt'}",
+                f"\ninterrupted: back to the last completed update ({committed['update']}), "
+                f"writing {self.run_dir / 'latest.pt'}",
                 file=sys.stderr,
             )
+            self.load_state_dict(committed)  # the interrupted update is dropped whole
         finally:
             if bar is not None:
                 bar.close()
             if writer is not None:
                 writer.close()
-        self.save(self.run_dir / "latest.pt")
-        self.export_policy(self.run_dir / "policy.pt", command)
-        if previous_handler is not None:
-            signal.signal(signal.SIGINT, previous_handler)
+        if not sigint_ignored:  # a Ctrl-C now would cut the final save short
+            previous_handler, sigint_ignored = _ignore_sigint(), True
+        try:
+            self.save(self.run_dir / "latest.pt", committed)
+            self.export_policy(self.run_dir / "policy.pt", command)
+        finally:
+            if previous_handler is not None:
+                signal.signal(signal.SIGINT, previous_handler)
         return self.history
 
     def evaluate(self, command: str = "") -> dict[str, float]:
@@ -691,31 +719,43 @@ class PPOTrainer:
                     writer.add_scalar(f"{prefix}/{key}", value, row["agent_steps"])
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train PPO agents for Quatro on the batched engine.")
-    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
-    parser.add_argument(
-        "--resume",
-        help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",
-    )
-    parser.add_argument("--updates", type=int, help="stop after this many more updates")
-    parser.add_argument(
-        "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
-    )
-    args = parser.parse_args(argv)
-    command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
+def _trainer_from_args(args: argparse.Namespace) -> tuple[TrainConfig, PPOTrainer]:
+    """The config and trainer the command asks for: a fresh run, or a resumed one (validated first)."""
     if args.resume:
-        state = torch.load(args.resume, weights_only=False)
+        state = load_trainer_checkpoint(args.resume)
         cfg = TrainConfig(**state["config"])
         if args.overrides:  # a new leg under a changed config (e.g. other opponents), from this state
             cfg = override_config(cfg, args.overrides)
             print(f"resuming {args.resume} with overrides {args.overrides}: not an identical continuation")
         trainer = PPOTrainer(cfg)
         trainer.load_state_dict(state)
-    else:
-        cfg = load_config(args.config, args.overrides)
-        trainer = PPOTrainer(cfg)
-    trainer.run_dir.mkdir(parents=True, exist_ok=True)
+        return cfg, trainer
+    cfg = load_config(args.config, args.overrides)
+    return cfg, PPOTrainer(cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = OneLineParser(
+        prog="quatro-train", description="Train PPO agents for Quatro on the batched engine."
+    )
+    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument(
+        "--resume",
+        help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",
+    )
+    parser.add_argument("--updates", type=int_in(1), help="stop after this many more updates")
+    parser.add_argument(
+        "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
+    )
+    args = parser.parse_args(argv)
+    command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.resume and args.config:
+        parser.error("--config: not with --resume (the checkpoint holds its config; use key=value overrides)")
+    try:
+        cfg, trainer = _trainer_from_args(args)
+        trainer.run_dir.mkdir(parents=True, exist_ok=True)
+    except (ValueError, OSError) as exc:  # bad config, override or checkpoint: one line, exit 2
+        parser.exit(2, f"quatro-train: {one_line_error(exc)}\n")
     (trainer.run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
     history = trainer.train(args.updates, command)
     if history:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from baselines.checkpoint_io import TRAINER_FORMAT, load_checkpoint, save_checkpoint
 from baselines.policy import CHECKPOINT_DIR
 from baselines.ppo import policy_payload
 
@@ -34,8 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stopped", default="", help="how and why training stopped")
     args = parser.parse_args(argv)
 
-    payload = torch.load(args.policy, map_location="cpu", weights_only=False)
-    if "optimizer" in payload:  # a whole trainer checkpoint: keep the policy alone
+    payload = load_checkpoint(args.policy)  # read safely: a file needing code to load is refused
+    if payload["format"] == TRAINER_FORMAT:  # a whole trainer checkpoint: keep the policy alone
         payload = policy_payload(
             payload, f"(not recorded: taken out of the trainer checkpoint {args.policy})"
         )
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         "stopped": args.stopped,
     }
     CHECKPOINT_DIR.mkdir(parents=True, exist_ok=True)
-    torch.save(payload, CHECKPOINT_DIR / f"{args.name}.pt")
+    save_checkpoint(payload, CHECKPOINT_DIR / f"{args.name}.pt")
     (CHECKPOINT_DIR / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"shipped {args.name}: {meta['agent_steps']:,} agent-steps, {meta['wall_seconds']:.0f} s")
 

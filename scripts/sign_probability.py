@@ -20,6 +20,7 @@ from pathlib import Path
 import torch
 import yaml
 
+from baselines.checkpoint_io import load_checkpoint
 from baselines.config import load_config
 from baselines.ppo import PPOTrainer
 from quatro_env.bots import ObservationView
@@ -62,7 +63,7 @@ def main() -> None:
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    state = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
+    state = load_checkpoint(args.checkpoint)  # a trainer checkpoint or a policy file, read safely
     config = args.config
     if config is None:  # the config stored in the checkpoint, as a file so that overrides apply
         config = Path(tempfile.mkdtemp()) / "config.yaml"

@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from quatro_env.common.cli import OneLineParser, int_in
+
 SECTIONS = ("env", "env_runners", "learners", "training", "model", "run")
 
 
@@ -38,15 +40,17 @@ def load_config(path: str | Path) -> dict[str, Any]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="train_rllib.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--config", required=True, help="YAML file (see configs/rllib_ppo_4p.yaml)")
     p.add_argument("--address", default=None, help="existing Ray cluster (HOST:PORT or 'auto')")
-    p.add_argument("--num-env-runners", type=int, default=None, help="overrides env_runners.num_env_runners")
-    p.add_argument("--iterations", type=int, default=None, help="overrides run.iterations")
+    p.add_argument(
+        "--num-env-runners", type=int_in(0), default=None, help="overrides env_runners.num_env_runners"
+    )
+    p.add_argument("--iterations", type=int_in(1), default=None, help="overrides run.iterations")
     p.add_argument("--checkpoint-dir", default=None, help="overrides run.checkpoint_dir")
-    p.add_argument("--checkpoint-every", type=int, default=None, help="overrides run.checkpoint_every")
+    p.add_argument("--checkpoint-every", type=int_in(0), default=None, help="overrides run.checkpoint_every")
     p.add_argument("--seed", type=int, default=None, help="overrides run.seed")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance")
+    p.add_argument("--num-cpus", type=int_in(1), default=None, help="CPUs of the local Ray instance")
     p.add_argument("--summary", default=None, help="write a JSON summary of the run to this file")
     return p.parse_args(argv)
 
@@ -122,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 scripted = export_torchscript(path, checkpoint_dir / f"iter_{i:06d}_policy.pt")
                 summary["checkpoints"].append(str(path))
                 summary["torchscript"] = str(scripted)
-                print(f"checkpoint: {path}  (TorchScript policy for quatro-eval: {scripted})", flush=True)
+                print(f"checkpoint: {path}  (for quatro-eval: torchscript:{scripted})", flush=True)
     finally:
         algo.stop()
         ray.shutdown()

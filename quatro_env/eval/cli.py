@@ -9,20 +9,25 @@ Examples::
     quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
 
 A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
-a shipped PPO checkpoint by name (``ppo_4p``), a TorchScript checkpoint (``checkpoint:PATH`` or
-``PATH.pt``), or a mixed team ``A+B`` (A in the team's lower seat, B its partner).
+a shipped PPO checkpoint by name (``ppo_4p``), a ``quatro-train`` policy file (``checkpoint:PATH``
+or ``PATH.pt``; read without running code), a TorchScript module you trust (``torchscript:PATH``),
+or a mixed team ``A+B`` (A in the team's lower seat, B its partner). Bad input is one line on
+stderr naming the argument and what it allows, exit code 2, before any match is played.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
+from quatro_env.eval.runner import MAX_WORKERS
 from quatro_env.quatro.bots import BOT_POLICIES
 
 
@@ -33,7 +38,7 @@ def _value(text: str) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="quatro-eval",
         description="Evaluate Quatro policies: win rates with Wilson CIs, call precision, "
         "communication metrics, secrecy probes, cross-play (see docs/evaluation.md).",
@@ -50,18 +55,30 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="play every ordered pair of the given policies as partners (mixed teams) against OPPONENT",
     )
-    p.add_argument("--matches", type=int, default=100, help="matches (per pair with --cross-play)")
+    p.add_argument("--matches", type=int_in(1), default=100, help="matches (per pair with --cross-play)")
     p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
-    p.add_argument("--points-to-win", type=int, default=None, help="default: the rules' 5 (Q24)")
+    p.add_argument("--points-to-win", type=int_in(1), default=None, help="default: the rules' 5 (Q24)")
     p.add_argument("--round-seconds", type=float, default=None, help="default: the rules' 180 (Q10)")
     p.add_argument("--tick-seconds", type=float, default=None, help="default: 0.5 (Q6)")
     p.add_argument(
         "--set", action="append", default=[], metavar="FIELD=VALUE", help="any other QuatroConfig field"
     )
-    p.add_argument("--max-rounds", type=int, default=20, help="a match stops after this many rounds (a draw)")
+    p.add_argument(
+        "--max-rounds", type=int_in(1), default=20, help="a match stops after this many rounds (a draw)"
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2, help="parallel tables (processes), at most 2")
-    p.add_argument("--probe-matches", type=int, default=200, help="matches per line-up feeding the probes")
+    p.add_argument(
+        "--workers",
+        type=int_in(1, MAX_WORKERS),
+        default=2,
+        help=f"parallel tables (processes), at most {MAX_WORKERS}",
+    )
+    p.add_argument(
+        "--probe-matches",
+        type=int_in(0),
+        default=200,
+        help="matches per line-up feeding the probes (0: none)",
+    )
     p.add_argument("--out", type=Path, default=None, help="directory for report.json, report.md and PNGs")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(
@@ -69,6 +86,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-progress", action="store_true")
     return p
+
+
+def _output_problem(out: Path | None) -> str | None:
+    """Why ``--out`` cannot take the report (checked before any match is played), or None."""
+    if out is None:
+        return None
+    if out.exists() and not out.is_dir():
+        return f"{str(out)!r} is a file; give a directory for report.json, report.md and the plots"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create the directory {str(out)!r} ({exc.strerror or type(exc).__name__})"
+    if not os.access(out, os.W_OK):
+        return f"the directory {str(out)!r} is not writable"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -102,6 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=not args.no_progress,
         replays=args.replays,
     )
+    problem = _output_problem(args.out)
+    if problem:
+        print(f"quatro-eval: --out: {problem}", file=sys.stderr)
+        return 2
     try:
         if args.cross_play and args.partners is not None:
             print("quatro-eval: --cross-play and --partners are two different tournaments", file=sys.stderr)
@@ -121,13 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 return 2
             report = evaluate(args.policies, **common)
-    except ValueError as err:
-        print(f"quatro-eval: {err}", file=sys.stderr)
+    except ValueError as err:  # a bad policy, parameter or rule: one line, exit 2
+        print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2
     text = to_markdown(report)
     print(text)
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
         write_json(report, args.out / "report.json")
         (args.out / "report.md").write_text(text)
         if not args.no_plots:

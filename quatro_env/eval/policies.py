@@ -9,14 +9,20 @@ Accepted forms (:func:`as_policy`):
 
 * ``"honest"`` — a name of ``BOT_POLICIES``; parameters after a colon:
   ``"counter:threshold=0.6,keep_weight=2"`` (values parsed as int/float/bool when they look so);
-* ``"checkpoint:PATH"`` or a path ending in ``.pt``/``.pth``/``.pt2`` — a torch module (see
-  :class:`TorchPolicy`);
+* a shipped PPO checkpoint by name (``"ppo_4p"``), or ``"checkpoint:PATH"`` / a path to an existing
+  file — a policy file written by ``quatro-train`` (``policy.pt``), read without running code
+  (``baselines.checkpoint_io``; a file that would need code to load is refused);
+* ``"torchscript:PATH"`` — a TorchScript module (see :class:`TorchPolicy`): a program, so only for
+  files you trust;
 * a class (``BotPolicy`` subclass or any factory ``cls(num_players, seed)`` returning an actor);
 * any other callable ``f(observation, mask) -> int`` (stateless; wrapped);
 * a ``PolicySpec`` (returned unchanged);
 * a **mixed team**: ``"A+B"`` or a tuple ``(A, B)`` of any of the forms above — the team's first
   member (the lower seat) plays A, its partner B; cross-play of partners from different training
   runs (can B read A's sign?).
+
+A bot name always means the bot, a shipped name the shipped file: a file of that name in the
+working directory is only read when named as a path (``./honest``, ``checkpoint:honest``).
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ class PolicySpec:
     """A named, picklable recipe for seat actors."""
 
     label: str
-    kind: str  # "bot" | "checkpoint" | "factory" | "function" | "team"
+    kind: str  # "bot" | "torchscript" | "factory" | "function" | "team"
     target: Any  # for "team": one PolicySpec per member
     kwargs: tuple[tuple[str, Any], ...] = field(default=())
 
@@ -59,7 +65,7 @@ class PolicySpec:
             return self.target[member].build(num_players, seed)
         if self.kind == "bot":
             return BOT_POLICIES[self.target](num_players, seed, **dict(self.kwargs))
-        if self.kind == "checkpoint":
+        if self.kind == "torchscript":
             return TorchPolicy(num_players, seed, path=self.target, **dict(self.kwargs))
         if self.kind == "factory":
             return self.target(num_players, seed, **dict(self.kwargs))
@@ -72,7 +78,7 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
     """Turn any accepted form (see the module doc) into a :class:`PolicySpec`."""
     if isinstance(policy, PolicySpec):
         return policy
-    if isinstance(policy, str) and "+" in policy and not Path(policy).exists():  # a path may hold "+"
+    if isinstance(policy, str) and _is_team(policy):
         policy = tuple(policy.split("+"))
     if isinstance(policy, tuple):
         if len(policy) != 2:
@@ -81,31 +87,30 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
         if any(m.kind == "team" for m in members):
             raise ValueError(f"mixed team {policy!r}: a member cannot itself be a team")
         return PolicySpec(label or "+".join(m.label for m in members), "team", members)
-    if isinstance(policy, (str, Path)):
-        text = str(policy)
-        ppo = _ppo_policy_spec(text, label)
-        if ppo is not None:
-            return ppo
-        if text.startswith("checkpoint:") or text.endswith((".pt", ".pth", ".pt2")):
-            path = text.split(":", 1)[1] if text.startswith("checkpoint:") else text
-            if not Path(path).exists():
-                raise ValueError(f"policy {text!r}: checkpoint file {path!r} not found")
-            return PolicySpec(label or f"ckpt:{Path(path).stem}", "checkpoint", path)
-        name, _, params = text.partition(":")
-        if name not in BOT_POLICIES:
-            raise ValueError(
-                f"policy {text!r}: unknown bot {name!r}; known: {sorted(BOT_POLICIES)}, "
-                "or checkpoint:PATH, or a callable"
+    if isinstance(policy, Path):
+        return _file_spec(str(policy), label)
+    if isinstance(policy, str):
+        name, _, params = policy.partition(":")
+        if name in BOT_POLICIES:  # a bot name always means the bot, whatever files lie around
+            return _bot_spec(policy, name, params, label)
+        if name == "torchscript" and params:
+            if not Path(params).is_file():
+                raise ValueError(f"policy {policy!r}: TorchScript file {params!r} not found")
+            return PolicySpec(label or f"ts:{Path(params).stem}", "torchscript", params)
+        if name == "checkpoint" and params:  # a file; a shipped name when no such file exists
+            return (
+                _ppo_spec(params, label)
+                if _is_shipped(params) and not Path(params).exists()
+                else _file_spec(params, label)
             )
-        kwargs = []
-        for item in filter(None, (p.strip() for p in params.split(","))):
-            key, eq, value = item.partition("=")
-            if not eq:
-                raise ValueError(f"policy {text!r}: parameter {item!r} is not key=value")
-            kwargs.append((key.strip(), _parse_value(value)))
-        spec = PolicySpec(label or text, "bot", name, tuple(kwargs))
-        spec.build(4, 0)  # fail early on a bad parameter
-        return spec
+        if _is_shipped(policy):
+            return _ppo_spec(policy, label)
+        if policy.endswith((".pt", ".pth", ".pt2")) or Path(policy).is_file():
+            return _file_spec(policy, label)
+        raise ValueError(
+            f"policy {policy!r}: unknown bot {name!r}; known: {sorted(BOT_POLICIES)}, "
+            "a shipped checkpoint, checkpoint:PATH, torchscript:PATH, or a callable"
+        )
     if inspect.isclass(policy):
         return PolicySpec(label or policy.__name__, "factory", policy)
     if callable(policy):
@@ -113,16 +118,77 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
     raise TypeError(f"cannot use {policy!r} as a policy")
 
 
-def _ppo_policy_spec(text: str, label: str | None) -> PolicySpec | None:
-    """Trained PPO policies: a shipped name (``"ppo_4p"``) or a ``policy.pt`` from ``quatro-train``."""
+def _bot_spec(text: str, name: str, params: str, label: str | None) -> PolicySpec:
+    kwargs = []
+    for item in filter(None, (p.strip() for p in params.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"policy {text!r}: parameter {item!r} is not key=value")
+        kwargs.append((key.strip(), _checked_parameter(text, name, key.strip(), _parse_value(value))))
+    spec = PolicySpec(label or text, "bot", name, tuple(kwargs))
     try:
-        from baselines.policy import PPOPolicy, is_ppo_checkpoint, shipped_checkpoints
+        spec.build(4, 0)  # fail early on a bad parameter
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"policy {text!r}: {err}") from None
+    return spec
+
+
+def _checked_parameter(text: str, bot: str, key: str, value: Any) -> Any:
+    """A bot parameter of the constructor's declared type (no silent coercion of ``abc`` to a float)."""
+    import typing
+
+    hints = typing.get_type_hints(BOT_POLICIES[bot].__init__)
+    allowed = sorted(k for k in hints if k not in ("num_players", "seed", "return"))
+    if key not in allowed:
+        raise ValueError(
+            f"policy {text!r}: {bot} has no parameter {key!r}; its parameters: {allowed or 'none'}"
+        )
+    types = [t for t in typing.get_args(hints[key]) or (hints[key],) if t is not type(None)]
+    ok = any(
+        (t is float and isinstance(value, (int, float)) and not isinstance(value, bool))
+        or (t is int and isinstance(value, int) and not isinstance(value, bool))
+        or (t is bool and isinstance(value, bool))
+        or (t is str and isinstance(value, str))
+        for t in types
+    )
+    if not ok:
+        expected = " or ".join(t.__name__ for t in types)
+        raise ValueError(f"policy {text!r}: {key} must be {expected}, got {value!r}")
+    return value
+
+
+def _is_shipped(name: str) -> bool:
+    try:
+        from baselines.policy import shipped_checkpoints
     except ImportError:  # the baselines need torch
-        return None
-    path = text.split(":", 1)[1] if text.startswith("checkpoint:") else text
-    if path in shipped_checkpoints() or (Path(path).is_file() and is_ppo_checkpoint(path)):
-        return PolicySpec(label or Path(path).stem, "factory", PPOPolicy, (("path", path),))
-    return None
+        return False
+    return name in shipped_checkpoints()
+
+
+def _is_team(text: str) -> bool:
+    """``"A+B"`` is a mixed team, unless it names a file (a path may hold "+") that is not made of
+    known names: ``honest+decoy`` is always the team."""
+    if "+" not in text or text.startswith(("checkpoint:", "torchscript:")):
+        return False
+    known = all(p.partition(":")[0] in BOT_POLICIES or _is_shipped(p) for p in text.split("+"))
+    return known or not Path(text).exists()
+
+
+def _ppo_spec(path: str, label: str | None) -> PolicySpec:
+    """A trained PPO policy: a shipped name or a ``policy.pt``, checked now (read safely)."""
+    try:
+        from baselines.policy import PPOPolicy, load_policy_file
+    except ImportError as err:
+        raise ValueError(f"policy {path!r}: PPO checkpoints need torch ({err})") from None
+    load_policy_file(path)  # refuses a file that would need code to load, before any match
+    stem = path if _is_shipped(path) else Path(path).stem
+    return PolicySpec(label or stem, "factory", PPOPolicy, (("path", path),))
+
+
+def _file_spec(path: str, label: str | None) -> PolicySpec:
+    if not Path(path).is_file():
+        raise ValueError(f"policy {path!r}: checkpoint file {path!r} not found")
+    return _ppo_spec(path, label)
 
 
 class FunctionPolicy:
@@ -139,36 +205,28 @@ class FunctionPolicy:
 
 
 def _load_module(path: str):
+    """A TorchScript module (``torch.jit.load``: no Python unpickling; its program is TorchScript)."""
     import warnings
 
     import torch
 
-    errors = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        for loader in (
-            lambda: torch.jit.load(path, map_location="cpu"),
-            lambda: torch.export.load(path).module(),
-            lambda: torch.load(path, map_location="cpu", weights_only=False),
-        ):
-            try:
-                module = loader()
-            except Exception as err:  # noqa: BLE001 - try the next format
-                errors.append(f"{type(err).__name__}: {err}")
-                continue
-            if callable(module):
-                if hasattr(module, "eval"):
-                    module.eval()
-                return module
-    raise ValueError(f"checkpoint {path!r}: not a TorchScript, exported or pickled torch module ({errors})")
+    try:
+        with warnings.catch_warnings():  # jit.load's deprecation points to torch.export, which unpickles
+            warnings.simplefilter("ignore", DeprecationWarning)
+            module = torch.jit.load(path, map_location="cpu")
+    except Exception as err:  # noqa: BLE001 - torch raises many kinds; one clear error instead
+        raise ValueError(f"torchscript:{path}: not a TorchScript module ({type(err).__name__})") from None
+    module.eval()
+    return module
 
 
 class TorchPolicy:
-    """A torch checkpoint as a seat actor.
+    """A TorchScript module (``torch.jit.save``) as a seat actor (``torchscript:PATH``).
 
-    The file is a TorchScript module (``torch.jit.save``), an exported program (``torch.export.save``)
-    or a whole pickled ``nn.Module`` (``torch.save(model)``), tried in that order; the module maps a
-    float32 batch of observations
+    A TorchScript file is a program, run when the policy acts: name it only for files you trust.
+    (Pickled ``nn.Module`` files and ``torch.export`` programs are not loaded: both unpickle Python
+    objects; ``quatro-convert --trusted`` turns a trusted pickled module into TorchScript.) The module
+    maps a float32 batch of observations
     ``[B, obs_dim]`` to action logits ``[B, num_actions]`` (or a tuple whose first item is the
     logits). Illegal actions are masked out; ``greedy=True`` (default) takes the argmax, otherwise
     the action is sampled from the masked softmax with the seat's seeded generator.

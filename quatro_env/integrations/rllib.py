@@ -14,7 +14,7 @@
   (``act(observation, mask)``) all accept; :class:`RLlibCheckpointPolicy` is the same as a
   seat-actor factory ``cls(num_players, seed, path=...)`` for the evaluation harness, and
   :func:`export_torchscript` writes the policy as a TorchScript file (``quatro-eval
-  checkpoint:PATH``), which needs neither Ray nor this module to play.
+  torchscript:PATH``), which needs neither Ray nor this module to play.
 
 RLlib's env pre-check steps the env with *unmasked* random actions, which Quatro's default
 ``illegal_action="raise"`` rejects. This module keeps that default (an illegal action during
@@ -361,7 +361,7 @@ class _Log1p(nn.Module):
 def export_torchscript(checkpoint: str | Path, out_path: str | Path, policy_id: str = POLICY_ID) -> Path:
     """Write the policy head as TorchScript: float observations ``[B, obs_dim]`` -> logits (unmasked).
 
-    The evaluation harness's ``TorchPolicy`` (``quatro-eval checkpoint:PATH``) masks and plays it.
+    The evaluation harness's ``TorchPolicy`` (``quatro-eval torchscript:PATH``) masks and plays it.
     """
     module = RLModule.from_checkpoint(module_checkpoint_path(checkpoint, policy_id))
     if not isinstance(module, MaskedPPOTorchRLModule):

@@ -8,6 +8,7 @@ import torch
 
 from baselines.config import TrainConfig
 from baselines.ppo import PPOTrainer
+from baselines.trainer_state import load_trainer_checkpoint
 
 
 def straight_and_resumed(cfg: TrainConfig, tmp_path: Path) -> tuple[PPOTrainer, PPOTrainer]:
@@ -18,7 +19,7 @@ def straight_and_resumed(cfg: TrainConfig, tmp_path: Path) -> tuple[PPOTrainer, 
     first.train(updates=2)
     first.save(tmp_path / "mid.pt")
     resumed = PPOTrainer(cfg)
-    resumed.load_state_dict(torch.load(tmp_path / "mid.pt", weights_only=False))
+    resumed.load_state_dict(load_trainer_checkpoint(tmp_path / "mid.pt"))
     resumed.train(updates=2)
     return straight, resumed
 

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from baselines.checkpoint_io import load_checkpoint
 from baselines.policy import CHECKPOINT_DIR, PPOPolicy, resolve_checkpoint, shipped_checkpoints
 from quatro_env import parallel_env
 from quatro_env.eval import as_policy
@@ -47,6 +48,16 @@ def test_every_shipped_checkpoint_has_provenance_and_plays_at_its_player_count(n
     assert len(_play(0, name, players)) > 0
 
 
+@pytest.mark.parametrize("name", sorted(shipped_checkpoints()))
+def test_every_shipped_checkpoint_is_in_the_safe_format(name):
+    """Converted by quatro-convert (issue #15): plain data read with weights_only=True, tagged."""
+    import torch
+
+    payload = torch.load(CHECKPOINT_DIR / f"{name}.pt", weights_only=True)
+    assert payload["format"] == "quatro-policy/1"
+    assert all(isinstance(v, torch.Tensor) for v in payload["model"].values())
+
+
 def test_harness_and_errors_know_the_shipped_name():
     spec = as_policy("ppo_4p")
     assert isinstance(spec.build(4, 0), PPOPolicy)
@@ -80,14 +91,13 @@ def _smoke_trainer(tmp_path, command: str):
 
 def test_ship_checkpoint_reads_provenance_from_the_file(tmp_path, ship):
     """The shipped numbers come from the checkpoint itself, never typed in."""
-    import torch
 
     trainer = _smoke_trainer(tmp_path, "quatro-train --config configs/smoke.yaml")
     ship.main([str(tmp_path / "smoke" / "policy.pt"), "tiny", "--stopped", "test"])
     meta = json.loads((tmp_path / "checkpoints" / "tiny.json").read_text())
     assert meta["agent_steps"] == trainer.agent_steps == 2 * 16 * 32 * 4
     assert meta["updates"] == 2 and meta["command"] == "quatro-train --config configs/smoke.yaml"
-    assert torch.load(tmp_path / "checkpoints" / "tiny.pt", weights_only=False)["arch"] == "structured"
+    assert load_checkpoint(tmp_path / "checkpoints" / "tiny.pt")["arch"] == "structured"
 
 
 def test_ship_checkpoint_takes_the_policy_out_of_a_trainer_checkpoint(tmp_path, ship):
@@ -98,8 +108,8 @@ def test_ship_checkpoint_takes_the_policy_out_of_a_trainer_checkpoint(tmp_path, 
     trainer.save(tmp_path / "state.pt")
     ship.main([str(tmp_path / "state.pt"), "from_state", "--command", "cmd"])
     ship.main([str(tmp_path / "smoke" / "policy.pt"), "from_policy"])
-    a = torch.load(tmp_path / "checkpoints" / "from_state.pt", weights_only=False)
-    b = torch.load(tmp_path / "checkpoints" / "from_policy.pt", weights_only=False)
+    a = load_checkpoint(tmp_path / "checkpoints" / "from_state.pt")
+    b = load_checkpoint(tmp_path / "checkpoints" / "from_policy.pt")
     assert a.keys() == b.keys() and "optimizer" not in a
     for key in a:
         if key == "model":

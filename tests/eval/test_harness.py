@@ -85,13 +85,18 @@ def test_user_callable_and_checkpoint_policies(tmp_path):
     obs_dim = ObservationEncoder(4).obs_dim
     model = torch.nn.Sequential(torch.nn.Linear(obs_dim, 74))
     path = tmp_path / "tiny.pt"
-    torch.save(model, path)  # a whole pickled module (TorchScript and torch.export files load too)
+    torch.jit.save(torch.jit.script(model), path)  # a TorchScript program: named as one, explicitly
     report = evaluate(
-        [first_legal, f"checkpoint:{path}"], matches=2, config=SHORT, max_rounds=2, workers=1, progress=False
+        [first_legal, f"torchscript:{path}"], matches=2, config=SHORT, max_rounds=2, workers=1, progress=False
     )
     teams = report["lineups"][0]["teams"]
-    assert [t["policy"] for t in teams] == ["first_legal", "ckpt:tiny"]
+    assert [t["policy"] for t in teams] == ["first_legal", "ts:tiny"]
     assert all(t["illegal_actions"] == 0 for t in teams)
+    with pytest.raises(ValueError, match="TorchScript program"):
+        as_policy(f"checkpoint:{path}")  # a checkpoint is data; a program must be asked for by name
+    torch.save(model, tmp_path / "pickled.pt")  # a whole pickled module needs code to load
+    with pytest.raises(ValueError, match="refused.*quatro-convert"):
+        as_policy(f"checkpoint:{tmp_path / 'pickled.pt'}")
     with pytest.raises(ValueError, match="checkpoint"):
         (tmp_path / "bad.pt").write_text("not a model")
         as_policy(str(tmp_path / "bad.pt")).build(4, 0)

@@ -169,7 +169,7 @@ def test_ppo_two_iterations_shared_policy_never_illegal(local_ray, tmp_path):
     assert actor.act(ob, mask) == greedy
     scripted = export_torchscript(checkpoint, tmp_path / "policy.pt")
     harness = pytest.importorskip("quatro_env.eval")
-    assert harness.as_policy(str(scripted)).build(4, 0).act(ob, mask) == greedy
+    assert harness.as_policy(f"torchscript:{scripted}").build(4, 0).act(ob, mask) == greedy
     spec = harness.PolicySpec("ppo", "factory", RLlibCheckpointPolicy, (("path", checkpoint),))
     assert spec.build(4, 0).act(ob, mask) == greedy
     # ... and it can be the frozen policy of the other seats in the single-agent view.

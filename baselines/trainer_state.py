@@ -1,0 +1,140 @@
+"""The pieces of a trainer checkpoint that are not the trainer's own fields: copies, RNG, engine.
+
+``PPOTrainer.state_dict`` is a snapshot (every tensor copied) in plain data, so it can be kept in
+memory as "the state at the last completed update" and written on Ctrl-C, and loaded back with
+``torch.load(weights_only=True)``. The engine's state is read and written by the two helpers
+``engine_state`` / ``load_engine_state`` alone, so that switching to an engine API is one edit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from baselines.checkpoint_io import TRAINER_FORMAT, load_checkpoint
+
+# the trainer's tensors that a checkpoint holds as they are (copied in place on load)
+TRAINER_TENSORS = (
+    "next_obs",
+    "next_mask",
+    "next_done",
+    "h",
+    "h_opp",
+    "mode",
+    "learner",
+    "running_return",
+    "potential",
+)
+REQUIRED_KEYS = (
+    "config",
+    "model",
+    "optimizer",
+    "opponent",
+    "pool",
+    "engine",
+    *TRAINER_TENSORS,
+    "bots",
+    "bot_returns",
+    "agent_steps",
+    "update",
+    "wall_seconds",
+    "torch_rng",
+    "numpy_rng",
+    "history",
+    "finished_returns",
+    "pool_returns",
+    "episodes",
+    "env_config",
+)
+
+
+def cloned(obj: Any) -> Any:
+    """``obj`` with every tensor inside (dicts, lists, tuples) replaced by a detached copy."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, dict):
+        return {k: cloned(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(cloned(v) for v in obj)
+    return obj
+
+
+def engine_state(engine: Any) -> dict[str, torch.Tensor]:
+    """The batched engine's state: a copy of each of its tensors (its RNG is counter-based, in them)."""
+    return {k: v.clone() for k, v in vars(engine).items() if isinstance(v, torch.Tensor)}
+
+
+def load_engine_state(engine: Any, state: dict[str, torch.Tensor]) -> None:
+    """Copy in place (keeps any aliasing between the engine's buffers, e.g. flat views of masks)."""
+    for name, tensor in state.items():
+        current = getattr(engine, name, None)
+        if isinstance(current, torch.Tensor) and current.shape == tensor.shape:
+            current.copy_(tensor)
+        else:
+            setattr(engine, name, tensor.clone())
+
+
+def numpy_rng_state() -> dict[str, Any]:
+    """``np.random.get_state()`` as plain data (an int64 tensor for the MT19937 key)."""
+    kind, key, pos, has_gauss, cached = np.random.get_state()
+    return {
+        "kind": kind,
+        "key": torch.from_numpy(key.astype(np.int64)),
+        "pos": int(pos),
+        "has_gauss": int(has_gauss),
+        "cached_gaussian": float(cached),
+    }
+
+
+def set_numpy_rng_state(state: dict[str, Any]) -> None:
+    np.random.set_state(
+        (
+            state["kind"],
+            state["key"].numpy().astype(np.uint32),
+            state["pos"],
+            state["has_gauss"],
+            state["cached_gaussian"],
+        )
+    )
+
+
+def check_trainer_state(state: Any) -> None:
+    """A trainer checkpoint's shape, before anything is changed: a clear error, state untouched."""
+    if not isinstance(state, dict) or state.get("format") != TRAINER_FORMAT:
+        found = state.get("format") if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"trainer checkpoint: format {found!r}, expected {TRAINER_FORMAT!r}")
+    missing = [key for key in REQUIRED_KEYS if key not in state]
+    if missing:
+        raise ValueError(f"trainer checkpoint: missing {missing}")
+    if not isinstance(state["bots"], str):
+        raise ValueError("trainer checkpoint: bots must be the JSON text written by quatro-train")
+    check_tables_match(state)
+
+
+def check_tables_match(state: dict[str, Any]) -> None:
+    """The saved next observation and mask are the engine's: a checkpoint written in mid-tick (by an
+    older quatro-train) would otherwise play a stale mask (``illegal action for table 0 seat 2``)."""
+    engine = state["engine"]
+    if "masks" not in engine or "observations" not in engine:
+        raise ValueError("trainer checkpoint: the engine state has no masks/observations")
+    if not (
+        torch.equal(state["next_mask"].cpu(), engine["masks"].cpu())
+        and torch.equal(state["next_obs"].cpu(), engine["observations"].cpu())
+    ):
+        raise ValueError(
+            "trainer checkpoint: its next_obs/next_mask do not match the tables' state "
+            "(written in the middle of a tick); resume from an earlier checkpoint_NNNNN.pt"
+        )
+
+
+def load_trainer_checkpoint(path: str | Path) -> dict[str, Any]:
+    """A trainer checkpoint file (``latest.pt``, ``checkpoint_NNNNN.pt``), safely, checked."""
+    state = load_checkpoint(path, (TRAINER_FORMAT,))
+    try:
+        check_trainer_state(state)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return state

@@ -1,0 +1,52 @@
+"""Argument parsing shared by the command-line tools: bad input is one line and exit code 2.
+
+argparse's own error prints the whole usage first; a tool here prints ``prog: argument --x: ...``
+alone (the usage is one ``--help`` away), and numeric options say the range they allow.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """``error`` prints one line naming the argument and what it allows, and exits with 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {' '.join(message.split())}\n")
+
+
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``[low, high]`` (``high`` None: no upper bound)."""
+    allowed = f"a whole number >= {low}" if high is None else f"a whole number from {low} to {high}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {value}")
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in some messages
+    return parse
+
+
+def one_line_error(exc: Exception) -> str:
+    """An input error as one line naming each field and what it allows (pydantic's own text spans
+    lines and adds URLs)."""
+    if not isinstance(exc, ValidationError):
+        return " ".join(str(exc).split())
+    parts = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or exc.title
+        message = error["msg"].removeprefix("Value error, ")
+        if message.startswith(f"{field}:") or not error["loc"]:  # the message names its fields
+            parts.append(message)
+        else:
+            parts.append(f"{field}: {message} (got {error.get('input')!r})")
+    return "; ".join(" ".join(p.split()) for p in parts)

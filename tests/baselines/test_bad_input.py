@@ -1,0 +1,180 @@
+"""quatro-train's configs and checkpoints: bad input fails at start, in one line naming the field,
+with exit code 2 and the state unchanged (issue #15 items 1 and 7)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines.bot_state import bots_from_json, bots_to_json
+from baselines.checkpoint_io import TRAINER_FORMAT, UnsafeCheckpointError
+from baselines.config import TrainConfig, load_config, one_line_error, override_config
+from baselines.convert import main as convert_main
+from baselines.ppo import PPOTrainer, main
+from baselines.trainer_state import load_trainer_checkpoint
+from quatro_env.quatro.bots import BOT_POLICIES
+from tests.baselines.test_resume import tiny
+
+SMOKE = "configs/smoke.yaml"
+
+
+def _train_fails(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("quatro-train: "), captured.err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "named"),
+    [
+        ("learning_rate: .inf\n", "learning_rate: Input should be a finite number"),
+        ("vf_coef: .inf\n", "vf_coef: Input should be a finite number"),
+        ("gamma: .nan\n", "gamma: Input should be a finite number"),
+        ("ent_coef_start: -.inf\n", "ent_coef_start"),
+        ("eval_bots: [nonexistent]\n", "eval_bots: policy 'nonexistent': unknown bot"),
+        ("eval_bots: ['counter:threshold=abc']\n", "eval_bots: policy 'counter:threshold=abc'"),
+        ("eval_bots: []\n", "eval_bots: give at least one policy"),
+        ("device: banana\n", "device: 'banana' is not a torch device"),
+        ("env_device: cuda:7\n", "env_device: 'cuda:7'"),
+        ("num_envs: 0\n", "num_envs: Input should be greater than 0"),
+        ("a: [1, 2\nb: 3\n", "not valid YAML at line 2"),
+        ("- a list\n", "a config is a mapping of fields, got list"),
+    ],
+)
+def test_bad_configs_fail_at_start_in_one_line(yaml_text, named, tmp_path, capsys):
+    config = tmp_path / "bad.yaml"
+    config.write_text(yaml_text)
+    assert named in _train_fails(["--config", str(config), f"out_dir={tmp_path}"], capsys)
+    assert not (tmp_path / "ppo").exists(), "nothing was started"
+
+
+def test_binary_and_missing_config_files_are_named(tmp_path, capsys):
+    binary = tmp_path / "config.yaml"
+    binary.write_bytes(bytes(range(256)) * 4)
+    assert "cannot read a YAML text file (not UTF-8 text)" in _train_fails(["--config", str(binary)], capsys)
+    binary.write_bytes(b"run_name: x\x00\x01\n")
+    assert "a binary file, not YAML text" in _train_fails(["--config", str(binary)], capsys)
+    assert "No such file" in _train_fails(["--config", str(tmp_path / "none.yaml")], capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--updates", "0"], "argument --updates: expected a whole number >= 1, got 0"),
+        (["--updates", "-3"], "argument --updates: expected a whole number >= 1, got -3"),
+        (["--config", SMOKE, "num_envs"], "override 'num_envs': expected key=value"),
+        (["--config", SMOKE, "=3"], "override '=3': empty field name"),
+        (
+            ["--config", SMOKE, "num_envs=[1"],
+            "override 'num_envs=[1': the value is not a YAML scalar or list",
+        ),
+        (["--config", SMOKE, "lerning_rate=0.1"], "lerning_rate: Extra inputs are not permitted"),
+        (["--resume", "nowhere.pt"], "checkpoint 'nowhere.pt': no such file"),
+        (["--resume", "x.pt", "--config", SMOKE], "--config: not with --resume"),
+    ],
+)
+def test_bad_arguments_fail_in_one_line(argv, named, capsys):
+    assert named in _train_fails(argv, capsys)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    field=st.sampled_from(
+        ["learning_rate", "vf_coef", "clip_coef", "max_grad_norm", "gae_lambda", "pool_prob"]
+    ),
+    value=st.sampled_from([float("inf"), float("-inf"), float("nan")]) | st.floats(max_value=-1e-9),
+)
+def test_non_finite_or_negative_coefficients_are_refused_and_the_config_unchanged(field, value):
+    cfg = load_config(SMOKE)
+    with pytest.raises(ValueError) as refused:
+        override_config(cfg, [f"{field}={value!r}".replace("inf", ".inf").replace("nan", ".nan")])
+    assert one_line_error(refused.value).startswith(field)
+    assert cfg == load_config(SMOKE)
+
+
+def test_bots_round_trip_through_plain_json():
+    """Bots mid-game (their RNG and memories) come back in the same state and act alike."""
+    rng = np.random.default_rng(0)
+    bots = {
+        (b, s): BOT_POLICIES[name](4, seed=b * 10 + s) for b, name in enumerate(BOT_POLICIES) for s in (1, 3)
+    }
+    obs_dim, num_actions = 467, 74
+    for _ in range(5):  # play some ticks so their state is not the fresh one
+        for bot in bots.values():
+            mask = (rng.random(num_actions) < 0.3).astype(np.int8)
+            mask[0] = 1
+            bot.act(rng.integers(0, 2, obs_dim, dtype=np.uint8), mask)
+    copy = bots_from_json(bots_to_json(bots), 4)
+    assert bots_to_json(copy) == bots_to_json(bots)
+    for key, bot in bots.items():
+        obs, mask = rng.integers(0, 2, obs_dim, dtype=np.uint8), np.ones(num_actions, np.int8)
+        assert bot.act(obs, mask) == copy[key].act(obs, mask), key
+    bots[(0, 1)].unknown_helper = object()
+    with pytest.raises(TypeError, match=r"bot state \(0, 1\)\.unknown_helper: cannot save a object"):
+        bots_to_json(bots)
+
+
+def test_a_trainer_checkpoint_is_plain_data(tmp_path):
+    """``torch.load(weights_only=True)`` reads it back whole (no allowlisted globals needed)."""
+    trainer = PPOTrainer(tiny(tmp_path))
+    trainer.train(updates=2)
+    state = torch.load(trainer.run_dir / "latest.pt", weights_only=True)
+    assert state["format"] == TRAINER_FORMAT and isinstance(state["bots"], str)
+
+
+def test_an_old_trainer_checkpoint_converts_with_trusted_and_resumes_identically(tmp_path, capsys):
+    """The layout of earlier quatro-train files: bots and numpy's RNG pickled as objects."""
+    trainer = PPOTrainer(tiny(tmp_path))
+    trainer.train(updates=2)
+    state = trainer.state_dict()
+    rng = state["numpy_rng"]
+    old = {k: v for k, v in state.items() if k != "format"}
+    old["bots"] = bots_from_json(state["bots"], 4)
+    old["numpy_rng"] = (
+        rng["kind"],
+        rng["key"].numpy().astype(np.uint32),
+        rng["pos"],
+        rng["has_gauss"],
+        rng["cached_gaussian"],
+    )
+    torch.save(old, tmp_path / "old.pt")
+    with pytest.raises(UnsafeCheckpointError, match=r"quatro-convert .*old\.pt NEW\.pt --trusted"):
+        load_trainer_checkpoint(tmp_path / "old.pt")
+    assert convert_main([str(tmp_path / "old.pt"), str(tmp_path / "new.pt")]) == 2  # not without it
+    assert convert_main([str(tmp_path / "old.pt"), str(tmp_path / "new.pt"), "--trusted"]) == 0
+    new = load_trainer_checkpoint(tmp_path / "new.pt")
+    assert new["bots"] == state["bots"]
+    assert all(torch.equal(new["model"][k], state["model"][k]) for k in state["model"])
+    assert torch.equal(new["numpy_rng"]["key"], state["numpy_rng"]["key"])
+    capsys.readouterr()
+
+
+def test_a_frozen_config_is_never_changed_by_a_failed_override():
+    cfg = TrainConfig()
+    with pytest.raises(ValueError):
+        override_config(cfg, ["num_envs=-1"])
+    assert cfg == TrainConfig()
+
+
+def test_a_checkpoint_of_another_network_is_refused_and_the_trainer_left_as_it_was(tmp_path):
+    """``--resume latest.pt hidden_size=32``: the weights do not fit; refused by name, no half-load."""
+    trainer = PPOTrainer(tiny(tmp_path))
+    trainer.train(updates=1)
+    other = PPOTrainer(tiny(tmp_path, hidden_size=24, seed=9))
+    other.train(updates=2)
+    before = trainer.state_dict()
+    with pytest.raises(ValueError, match=r"does not fit this trainer \(RuntimeError: Error\(s\) in loading"):
+        trainer.load_state_dict(other.state_dict())
+    after = trainer.state_dict()
+    assert after["update"] == before["update"] == 1 and after["bots"] == before["bots"]
+    for key in ("model", "opponent"):
+        assert all(torch.equal(before[key][k], after[key][k]) for k in before[key])
+    assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in before["engine"])
+    assert torch.equal(before["next_mask"], after["next_mask"])
