@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from quatro_env.common.configs import resolve_config
+from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.quatro.config import QuatroConfig
 
 
@@ -212,43 +214,18 @@ class TrainConfig(BaseModel):
         return QuatroConfig(**{**self.env, **(stage.env if stage else {})})
 
 
-def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``["lr=1e-3", "env.num_players=6"]`` → nested dict; values are parsed as YAML scalars."""
-    result: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"override {item!r}: expected key=value")
-        key, raw = item.split("=", 1)
-        node = result
-        *parents, leaf = key.strip().split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = yaml.safe_load(raw)
-    return result
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in extra.items():
-        merged[key] = (
-            _merge(merged[key], value)
-            if isinstance(value, dict) and isinstance(merged.get(key), dict)
-            else value
-        )
-    return merged
-
-
 def override_config(cfg: TrainConfig, overrides: Sequence[str]) -> TrainConfig:
     """``cfg`` with ``key=value`` overrides applied (validated like a fresh config)."""
-    return TrainConfig(**_merge(cfg.model_dump(mode="json"), parse_overrides(overrides)))
+    return TrainConfig(**merge(cfg.model_dump(mode="json"), parse_overrides(overrides)))
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
-    """Read a YAML config (or the defaults when ``path`` is None) and apply ``key=value`` overrides."""
+    """Read a YAML config (a path or a shipped config's name such as ``ppo_4p``; the defaults when
+    ``path`` is None) and apply ``key=value`` overrides."""
     data: dict[str, Any] = {}
     if path is not None:
-        text = Path(path).read_text()
+        text = resolve_config(path).read_text()
         data = yaml.safe_load(text) or {}
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a config is a mapping of fields, got {type(data).__name__}")
-    return TrainConfig(**_merge(data, parse_overrides(overrides)))
+    return TrainConfig(**merge(data, parse_overrides(overrides)))

@@ -693,7 +693,9 @@ class PPOTrainer:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train PPO agents for Quatro on the batched engine.")
-    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument(
+        "--config", help="a shipped config by name (ppo_4p, smoke, ppo_6p, ...) or a path to a YAML file"
+    )
     parser.add_argument(
         "--resume",
         help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",

@@ -7,6 +7,7 @@ Examples::
     quatro-eval counter:threshold=0.6 checkpoint:runs/best.pt --matches 500
     quatro-eval ppo_4p honest+ppo_4p --matches 200            # a mixed team: honest partners ppo_4p
     quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
+    quatro-eval honest decoy points_to_win=3 round_seconds=60   # key=value: any QuatroConfig field
 
 A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
 a shipped PPO checkpoint by name (``ppo_4p``), a TorchScript checkpoint (``checkpoint:PATH`` or
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from quatro_env.common.overrides import parse_overrides, split_overrides
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
 from quatro_env.quatro.bots import BOT_POLICIES
@@ -38,7 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate Quatro policies: win rates with Wilson CIs, call precision, "
         "communication metrics, secrecy probes, cross-play (see docs/evaluation.md).",
     )
-    p.add_argument("policies", nargs="*", help="one policy per team (or any number with --cross-play)")
+    p.add_argument(
+        "policies",
+        nargs="*",
+        help="one policy per team (or any number with --cross-play); FIELD=VALUE items set QuatroConfig "
+        "fields (the key=value override syntax of every quatro command)",
+    )
     p.add_argument("--list", action="store_true", help="list the built-in bots and exit")
     p.add_argument("--cross-play", action="store_true", help="play every pair of the given policies")
     p.add_argument(
@@ -70,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.policies, overrides = split_overrides(args.policies)
     if args.list:
         for name, cls in BOT_POLICIES.items():
             doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
@@ -89,6 +97,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"quatro-eval: --set {item!r}: expected FIELD=VALUE", file=sys.stderr)
             return 2
         config[key.strip().replace("-", "_")] = _value(value)
+    try:
+        config.update(parse_overrides(overrides))  # FIELD=VALUE items: YAML scalars, as in quatro-train
+    except ValueError as err:
+        print(f"quatro-eval: {err}", file=sys.stderr)
+        return 2
     common = dict(
         matches=args.matches,
         config=config,
