@@ -704,7 +704,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # key=value overrides before or after the flags
     command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.resume:
         state = torch.load(args.resume, weights_only=False)

@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_intermixed_args(argv)  # FIELD=VALUE items before or after flags
     args.policies, overrides = split_overrides(args.policies)
     if args.list:
         for name, cls in BOT_POLICIES.items():

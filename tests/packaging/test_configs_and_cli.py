@@ -47,8 +47,10 @@ def test_an_unknown_config_lists_the_shipped_ones():
 
 
 def test_overrides_are_nested_typed_and_merge():
-    assert parse_overrides(["a=1", "env.round_seconds=60.5", "x.y=true", "l=[1, 2]"]) == {
+    assert parse_overrides(["a=1", "env.round_seconds=60.5", "x.y=true", "l=[1, 2]", "lr=1e-4", "s=abc"]) == {
         "a": 1,
+        "lr": 1e-4,
+        "s": "abc",
         "env": {"round_seconds": 60.5},
         "x": {"y": True},
         "l": [1, 2],
