@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from quatro_env.common.extras import require
 from quatro_env.common.overrides import parse_overrides, split_overrides
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
@@ -75,6 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _needed_modules(args: argparse.Namespace) -> list[str]:
+    """What this run will import: checked before the first match, so a missing extra costs nothing."""
+    needed = ["sklearn"]  # communication metrics and secrecy probes
+    if not args.no_progress:
+        needed.append("tqdm")
+    if args.out is not None and not args.no_plots:
+        needed.append("matplotlib")
+    members = [m for p in [*args.policies, args.partners or ""] for m in p.split("+")]
+    if any(m.startswith(("ppo_", "checkpoint:")) or m.endswith(".pt") for m in members):
+        needed.append("torch")  # trained policies
+    return needed
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_intermixed_args(argv)  # FIELD=VALUE items before or after flags
     args.policies, overrides = split_overrides(args.policies)
@@ -83,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
             print(f"{name:14} {doc}")
         return 0
+    require("quatro-eval", _needed_modules(args))
     config: dict[str, Any] = {"num_players": args.players}
     for field, value in (
         ("points_to_win", args.points_to_win),

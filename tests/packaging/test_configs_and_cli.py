@@ -125,3 +125,24 @@ def test_quatro_eval_takes_key_value_overrides(monkeypatch, capsys):
     assert seen["config"] == {"num_players": 4, "pause_seconds": 2, "points_to_win": 3, "round_seconds": 60.5}
     assert cli.main(["honest", "decoy", "x=!!python/name:os.system"]) == 2
     assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_a_missing_extra_is_named_in_one_line_before_any_work(monkeypatch, capsys):
+    from quatro_env.common import extras
+    from quatro_env.eval import cli
+
+    real = extras._installed
+    monkeypatch.setattr(extras, "_installed", lambda m: m not in ("sklearn", "torch") and real(m))
+    monkeypatch.setattr(cli, "evaluate", lambda *a, **k: pytest.fail("matches ran before the check"))
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["ppo_4p", "honest", "--no-progress"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [
+        "quatro-eval: needs the [eval,train] extra (missing: scikit-learn, torch): pip install 'quatro-env[eval,train]'"
+    ]
+    from baselines.cli import main as train_main
+
+    with pytest.raises(SystemExit):
+        train_main(["--config", "smoke"])
+    assert "quatro-train: needs the [train] extra (missing: torch)" in capsys.readouterr().err

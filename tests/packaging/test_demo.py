@@ -37,3 +37,28 @@ def test_the_narrated_call_matches_the_scores(capsys):
     for team in scored:
         points[int(team)] += 1
     assert points == [int(final.group(1)), int(final.group(2))]
+
+
+def test_the_eval_progress_bar_moves_from_the_first_match(monkeypatch):
+    tqdm = pytest.importorskip("tqdm")
+    from quatro_env.eval.policies import as_policy
+    from quatro_env.eval.runner import run_lineups
+    from quatro_env.quatro.config import QuatroConfig
+
+    updates: list[int] = []
+
+    class Bar:
+        def __init__(self, **kwargs):
+            self.total = kwargs["total"]
+
+        def update(self, n):
+            updates.append(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    cfg = QuatroConfig(round_seconds=10, sign_phase_seconds=2, pause_seconds=1, points_to_win=1)
+    recs = run_lineups(cfg, [[as_policy("honest"), as_policy("decoy")]], 4, max_rounds=1, chunk=2)
+    assert updates == [1, 2, 1]
+    assert [r["match"] for r in recs[0]] == list(range(4))
