@@ -139,7 +139,8 @@ def test_a_missing_extra_is_named_in_one_line_before_any_work(monkeypatch, capsy
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.splitlines() == [
-        "quatro-eval: needs the [eval,train] extra (missing: scikit-learn, torch): pip install 'quatro-env[eval,train]'"
+        "quatro-eval: needs the [eval,train] extra (missing: scikit-learn, torch): "
+        "pip install 'quatro-env[eval,train]'"
     ]
     from baselines.cli import main as train_main
 
