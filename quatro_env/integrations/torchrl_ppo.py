@@ -35,6 +35,7 @@ MASK = (GROUP, "action_mask")
 ACTION = (GROUP, "action")
 LOG_PROB = (GROUP, "action_log_prob")
 VALUE = (GROUP, "state_value")
+LOSS_TERMS = ("loss_objective", "loss_critic", "loss_entropy")
 
 
 class _Scale(nn.Module):
@@ -136,7 +137,7 @@ def train_ppo(
                     total.backward()
                     nn.utils.clip_grad_norm_(loss.parameters(), 1.0)
                     optimizer.step()
-                    terms = {k: float(out[k]) for k in ("loss_objective", "loss_critic", "loss_entropy")}
+                    terms = {k: float(out[k].detach()) for k in LOSS_TERMS}
             collector.update_policy_weights_()
             legal = batch[MASK].gather(-1, batch[ACTION].unsqueeze(-1))
             history.append(

@@ -9,7 +9,6 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 pytest.importorskip("torch")
-pytest.importorskip("numba")
 
 from gymnasium.wrappers.vector import RecordEpisodeStatistics  # noqa: E402
 
