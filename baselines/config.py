@@ -24,6 +24,8 @@ from pydantic import (
 )
 
 from quatro_env.common.cli import one_line_error  # noqa: F401 - the CLI's error line, re-exported
+from quatro_env.common.configs import resolve_config
+from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.quatro.config import QuatroConfig
 
 
@@ -258,55 +260,27 @@ class TrainConfig(BaseModel):
         return QuatroConfig(**{**self.env, **(stage.env if stage else {})})
 
 
-def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``["lr=1e-3", "env.num_players=6"]`` → nested dict; values are parsed as YAML scalars."""
-    result: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"override {item!r}: expected key=value")
-        key, raw = item.split("=", 1)
-        node = result
-        *parents, leaf = key.strip().split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        if not leaf or not all(parents):
-            raise ValueError(f"override {item!r}: empty field name")
-        try:
-            node[leaf] = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            raise ValueError(f"override {item!r}: the value is not a YAML scalar or list") from None
-    return result
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in extra.items():
-        merged[key] = (
-            _merge(merged[key], value)
-            if isinstance(value, dict) and isinstance(merged.get(key), dict)
-            else value
-        )
-    return merged
-
-
 def override_config(cfg: TrainConfig, overrides: Sequence[str]) -> TrainConfig:
     """``cfg`` with ``key=value`` overrides applied (validated like a fresh config)."""
-    return TrainConfig(**_merge(cfg.model_dump(mode="json"), parse_overrides(overrides)))
+    return TrainConfig(**merge(cfg.model_dump(mode="json"), parse_overrides(overrides)))
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
-    """Read a YAML config (or the defaults when ``path`` is None) and apply ``key=value`` overrides."""
+    """Read a YAML config (a path or a shipped config's name such as ``ppo_4p``; the defaults when
+    ``path`` is None) and apply ``key=value`` overrides."""
     data: dict[str, Any] = {}
     if path is not None:
         data = read_yaml_mapping(path)
-    return TrainConfig(**_merge(data, parse_overrides(overrides)))
+    return TrainConfig(**merge(data, parse_overrides(overrides)))
 
 
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """A YAML file's mapping of fields; ValueError naming the file for anything else (missing, a
     directory, binary, not YAML, not a mapping). ``yaml.safe_load``: a config never builds objects."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = resolve_config(path).read_bytes().decode("utf-8")
+    except FileNotFoundError as exc:  # neither a file nor a shipped config's name
+        raise ValueError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = (
             "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__

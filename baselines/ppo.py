@@ -738,7 +738,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = OneLineParser(
         prog="quatro-train", description="Train PPO agents for Quatro on the batched engine."
     )
-    parser.add_argument("--config", help="YAML config (configs/ppo_4p.yaml, configs/smoke.yaml, ...)")
+    parser.add_argument(
+        "--config", help="a shipped config by name (ppo_4p, smoke, ppo_6p, ...) or a path to a YAML file"
+    )
     parser.add_argument(
         "--resume",
         help="a checkpoint (latest.pt) to continue exactly from (overrides, if any, apply to its config)",
@@ -747,7 +749,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "overrides", nargs="*", help="key=value overrides, e.g. num_envs=64 env.round_seconds=60"
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # key=value overrides before or after the flags
     command = "quatro-train " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.resume and args.config:
         parser.error("--config: not with --resume (the checkpoint holds its config; use key=value overrides)")

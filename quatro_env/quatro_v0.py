@@ -3,6 +3,8 @@
 ``parallel_env(**config)`` is the native ParallelEnv; ``env(**config)`` is its AEC version through
 PettingZoo's conversion (in the AEC version an agent's action waits until every agent has acted,
 but it is judged at once: see ``quatro/aec.py``).
+``max_cycles=N`` (PettingZoo's convention) truncates every agent after N ticks, through
+:class:`~quatro_env.common.wrappers.MaxCyclesParallel`.
 """
 
 from __future__ import annotations
@@ -12,18 +14,23 @@ from typing import Any
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from quatro_env.common.wrappers import MaxCyclesParallel
 from quatro_env.quatro.aec import QuatroAECEnv
 from quatro_env.quatro.env import QuatroParallelEnv
 
 __all__ = ["QuatroParallelEnv", "env", "parallel_env", "raw_env"]
 
 
-def parallel_env(render_mode: str | None = None, **config: Any) -> QuatroParallelEnv:
-    return QuatroParallelEnv(render_mode=render_mode, **config)
+def parallel_env(
+    render_mode: str | None = None, max_cycles: int | None = None, **config: Any
+) -> QuatroParallelEnv | MaxCyclesParallel:
+    table = QuatroParallelEnv(render_mode=render_mode, **config)
+    return table if max_cycles is None else MaxCyclesParallel(table, max_cycles)
 
 
-def env(render_mode: str | None = None, **config: Any) -> AECEnv:
-    return OrderEnforcingWrapper(QuatroAECEnv(parallel_env(render_mode=render_mode, **config)))
+def env(render_mode: str | None = None, max_cycles: int | None = None, **config: Any) -> AECEnv:
+    table = parallel_env(render_mode=render_mode, max_cycles=max_cycles, **config)
+    return OrderEnforcingWrapper(QuatroAECEnv(table))
 
 
 raw_env = parallel_env

@@ -8,12 +8,15 @@ a ParallelEnv: slot ``b * m + j`` is agent ``j`` (the j-th non-bot seat) of tabl
     obs, info = envs.reset(seed=1)                 # obs [4096, obs_dim] uint8, info["action_mask"]
     obs, rew, term, trunc, info = envs.step(actions)  # actions [4096] ints
 
-Episodes reset automatically in the same step (SB3/SuperSuit convention); the next episode's
-first observation is returned and, with ``keep_final=True``, ``info["final_observation"]`` holds the
-last one of the finished episode. Bot seats (Q22) are played by the configured bot policy
-(``idle``: no-op; ``random``: uniform legal without calls; ``random_caller``: uniform legal, all on
-the device; any other policy of ``BOT_POLICIES`` runs as one numpy bot object per table and bot seat,
-a slow path).
+It is a ``gymnasium.vector.VectorEnv`` (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``),
+so Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ...) accept it; most of them compute
+with numpy, so give them ``numpy=True``. Episodes reset automatically in the same step
+(SB3/SuperSuit convention); the next episode's first observation is returned and, with
+``keep_final=True``, ``info["final_observation"]`` holds the last one of the finished episode (also
+under Gymnasium's names, ``info["final_obs"]`` with the per-slot flags ``info["_final_obs"]``).
+Bot seats (Q22) are played by the configured bot policy (``idle``: no-op; ``random``: uniform
+legal without calls; ``random_caller``: uniform legal, all on the device; any other policy of
+``BOT_POLICIES`` runs as one numpy bot object per table and bot seat, a slow path).
 Arrays are torch tensors on the engine's device (zero copy); ``numpy=True`` returns numpy arrays.
 """
 
@@ -24,15 +27,16 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
 
 from quatro_env.batched.engine import BatchedQuatroEngine
 from quatro_env.quatro.actions import ActionKind
 
 
-class QuatroVectorEnv:
-    """Every agent seat of every table is one slot of a Gymnasium-style vector env."""
+class QuatroVectorEnv(VectorEnv):
+    """Every agent seat of every table is one slot of a Gymnasium vector env."""
 
-    metadata = {"autoreset_mode": "same-step"}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(
         self,
@@ -93,8 +97,11 @@ class QuatroVectorEnv:
         e = self.engine
         info: dict[str, Any] = {"action_mask": self._out(self._slots(e.masks))}
         if "final_observation" in res.info:
-            info["final_observation"] = self._out(self._slots(res.info["final_observation"]))
+            info["final_observation"] = info["final_obs"] = self._out(
+                self._slots(res.info["final_observation"])
+            )
             info["final_action_mask"] = self._out(self._slots(res.info["final_mask"]))
+            info["_final_obs"] = self._out(res.info["done"].repeat_interleave(self.agents_per_table))
         return info
 
     def state(self):
@@ -154,5 +161,5 @@ class QuatroVectorEnv:
         """Uniformly random legal actions for every slot, on the engine's device."""
         return self._slots(self.engine.sample_actions(self._gen).unsqueeze(-1)).squeeze(-1)
 
-    def close(self) -> None:
-        pass
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the engine holds tensors only (``close()`` marks the env closed)."""

@@ -7,6 +7,7 @@ Examples::
     quatro-eval counter:threshold=0.6 checkpoint:runs/best.pt --matches 500
     quatro-eval ppo_4p honest+ppo_4p --matches 200            # a mixed team: honest partners ppo_4p
     quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
+    quatro-eval honest decoy points_to_win=3 round_seconds=60   # key=value: any QuatroConfig field
 
 A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
 a shipped PPO checkpoint by name (``ppo_4p``), a ``quatro-train`` policy file (``checkpoint:PATH``
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
+from quatro_env.common.extras import require
+from quatro_env.common.overrides import parse_overrides, split_overrides
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
 from quatro_env.eval.runner import MAX_WORKERS
@@ -43,7 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate Quatro policies: win rates with Wilson CIs, call precision, "
         "communication metrics, secrecy probes, cross-play (see docs/evaluation.md).",
     )
-    p.add_argument("policies", nargs="*", help="one policy per team (or any number with --cross-play)")
+    p.add_argument(
+        "policies",
+        nargs="*",
+        help="one policy per team (or any number with --cross-play); FIELD=VALUE items set QuatroConfig "
+        "fields (the key=value override syntax of every quatro command)",
+    )
     p.add_argument("--list", action="store_true", help="list the built-in bots and exit")
     p.add_argument("--cross-play", action="store_true", help="play every pair of the given policies")
     p.add_argument(
@@ -103,13 +111,28 @@ def _output_problem(out: Path | None) -> str | None:
     return None
 
 
+def _needed_modules(args: argparse.Namespace) -> list[str]:
+    """What this run will import: checked before the first match, so a missing extra costs nothing."""
+    needed = ["sklearn"]  # communication metrics and secrecy probes
+    if not args.no_progress:
+        needed.append("tqdm")
+    if args.out is not None and not args.no_plots:
+        needed.append("matplotlib")
+    members = [m for p in [*args.policies, args.partners or ""] for m in p.split("+")]
+    if any(m.startswith(("ppo_", "checkpoint:")) or m.endswith(".pt") for m in members):
+        needed.append("torch")  # trained policies
+    return needed
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_intermixed_args(argv)  # FIELD=VALUE items before or after flags
+    args.policies, overrides = split_overrides(args.policies)
     if args.list:
         for name, cls in BOT_POLICIES.items():
             doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
             print(f"{name:14} {doc}")
         return 0
+    require("quatro-eval", _needed_modules(args))
     config: dict[str, Any] = {"num_players": args.players}
     for field, value in (
         ("points_to_win", args.points_to_win),
@@ -124,6 +147,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"quatro-eval: --set {item!r}: expected FIELD=VALUE", file=sys.stderr)
             return 2
         config[key.strip().replace("-", "_")] = _value(value)
+    try:
+        config.update(parse_overrides(overrides))  # FIELD=VALUE items: YAML scalars, as in quatro-train
+    except ValueError as err:
+        print(f"quatro-eval: {err}", file=sys.stderr)
+        return 2
     common = dict(
         matches=args.matches,
         config=config,

@@ -290,10 +290,12 @@ def run_lineups(
     if max_rounds <= 0:
         raise ValueError(f"max_rounds: must be positive, got {max_rounds}")
     workers = max(1, min(int(workers), MAX_WORKERS))
+    # The first job of each line-up is one match, so a progress bar moves from the first match on.
+    bounds = sorted({0, *range(1, num_matches, max(1, chunk)), num_matches})
     jobs = [
-        (k, tuple(lineup), list(range(s, min(s + chunk, num_matches))))
+        (k, tuple(lineup), list(range(lo, hi)))
         for k, lineup in enumerate(lineups)
-        for s in range(0, num_matches, chunk)
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
     ]
     results: list[list[dict[str, Any]]] = [[] for _ in lineups]
     bar = None

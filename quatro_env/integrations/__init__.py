@@ -8,8 +8,13 @@ behind an extra of the project (``pip install 'quatro-env[rllib]'``, ``[torchrl]
   the other seats played by built-in bots or frozen policies).
 - :mod:`quatro_env.integrations.rllib`: RLlib (new API stack): masked PPO RLModule, env
   registration, PPO config builder, checkpoint loading for evaluation.
+- :mod:`quatro_env.integrations.train_rllib`: the ``quatro-train-rllib`` command (imports Ray in ``main``).
 - :mod:`quatro_env.integrations.supersuit_vec`: SuperSuit vector envs (CleanRL style) with masks.
 - :mod:`quatro_env.integrations.torchrl`: TorchRL's ``PettingZooWrapper`` with masks and state.
+- :mod:`quatro_env.integrations.torchrl_ppo`: a complete masked multi-agent PPO on TorchRL.
+
+The flat observation option for SuperSuit's observation wrappers is a core piece:
+:func:`quatro_env.common.wrappers.flat_observation`.
 
 See ``docs/integrations/``.
 """

@@ -29,6 +29,8 @@ import numpy as np
 from quatro_env.quatro.bots import BOT_POLICIES
 from quatro_env.quatro.env import QuatroParallelEnv
 from quatro_env.quatro_v0 import parallel_env
+from quatro_env.registration import SINGLE_AGENT_ID as GYM_ID
+from quatro_env.registration import register_envs
 
 __all__ = ["GYM_ID", "QuatroSingleAgentEnv", "SeatPolicy", "make_seat_policy"]
 
@@ -140,6 +142,4 @@ class QuatroSingleAgentEnv(gym.Env):
         self.parallel.close()
 
 
-GYM_ID = "quatro_env/QuatroSingleAgent-v0"
-if GYM_ID not in gym.registry:
-    gym.register(GYM_ID, entry_point=QuatroSingleAgentEnv, disable_env_checker=False)
+register_envs()  # also done by ``import quatro_env``; kept for imports of this module alone

@@ -45,11 +45,13 @@ from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 from ray.tune.registry import register_env
 from torch import nn
 
+from quatro_env.quatro.engine import IllegalActionError
 from quatro_env.quatro_v0 import parallel_env
 
 __all__ = [
     "ENV_NAME",
     "ILLEGAL_ACTIONS_METRIC",
+    "MASKED_MODULE_KEY",
     "POLICY_ID",
     "MaskedPPOTorchRLModule",
     "QuatroMetricsCallback",
@@ -70,6 +72,16 @@ OBS_KEY = "observation"
 MASK_KEY = "action_mask"
 ILLEGAL_ACTIONS_METRIC = "quatro_illegal_actions"
 CHECKED_STEPS_METRIC = "quatro_checked_agent_steps"
+# build_ppo_config sets this env_config key; the registered env refuses to start without it.
+MASKED_MODULE_KEY = "masked_module"
+PLAIN_RLLIB_HINT = (
+    "Quatro's RLlib env gives Dict observations {'observation', 'action_mask'}; a plain PPOConfig "
+    "(RLlib's default modules, its unmasked env pre-check) cannot use them and would pick illegal "
+    "actions. Build the config with quatro_env.integrations.rllib.build_ppo_config(env_config, ...) "
+    "(MaskedPPOTorchRLModule and a masked pre-check) or run quatro-train-rllib; see "
+    f"docs/integrations/rllib.md. With a masked module of your own, put {MASKED_MODULE_KEY}=True in "
+    "the env config."
+)
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -94,13 +106,20 @@ class QuatroRLlibEnv(ParallelPettingZooEnv):
         return super().reset(seed=seed, options=options)
 
     def step(self, action_dict):
-        result = super().step(action_dict)
+        try:
+            result = super().step(action_dict)
+        except IllegalActionError as err:  # same error, with what to use instead in its message
+            err.args = (f"{err.args[0]}\n{PLAIN_RLLIB_HINT}",)
+            raise
         self.illegal_actions += sum(bool(info.get("illegal_action")) for info in result[4].values())
         return result
 
 
 def _make_env(env_config: Mapping[str, Any]) -> QuatroRLlibEnv:
-    return QuatroRLlibEnv(env_config)
+    config = dict(env_config)
+    if not config.pop(MASKED_MODULE_KEY, False):
+        raise ValueError(PLAIN_RLLIB_HINT)
+    return QuatroRLlibEnv(config)
 
 
 def register_quatro_env(name: str = ENV_NAME) -> str:
@@ -255,7 +274,7 @@ def build_ppo_config(
     module_spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=dict(model or {}))
     config = (
         PPOConfig()
-        .environment(name, env_config=env_config, disable_env_checking=True)
+        .environment(name, env_config={**env_config, MASKED_MODULE_KEY: True}, disable_env_checking=True)
         .env_runners(**{"num_env_runners": 0, **dict(env_runners or {})})
         .learners(**dict(learners or {}))
         .training(**dict(training or {}))
@@ -322,7 +341,7 @@ class RLlibPolicy:
 def load_rllib_policy(
     checkpoint: str | Path, policy_id: str = POLICY_ID, explore: bool = False, seed: int | None = None
 ) -> RLlibPolicy:
-    """Load the policy trained by ``scripts/train_rllib.py`` (or any algorithm checkpoint of
+    """Load the policy trained by ``quatro-train-rllib`` (or any algorithm checkpoint of
     :func:`build_ppo_config`) from its checkpoint folder; no Ray cluster is needed."""
     module = RLModule.from_checkpoint(module_checkpoint_path(checkpoint, policy_id))
     return RLlibPolicy(module, explore=explore, seed=seed)

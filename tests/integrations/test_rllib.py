@@ -43,7 +43,6 @@ from quatro_env.integrations.rllib import (  # noqa: E402
 
 from .conftest import ROOT, SHORT_TABLE, run_doc  # noqa: E402
 
-SCRIPT = ROOT / "scripts" / "train_rllib.py"
 CONFIG = ROOT / "configs" / "rllib_ppo_4p.yaml"
 
 
@@ -196,12 +195,10 @@ def test_rllib_doc_snippets():
 
 
 def test_yaml_config_builds():
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import train_rllib
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    from quatro_env.integrations import train_rllib
+
     sections = train_rllib.load_config(CONFIG)
+    assert sections == train_rllib.load_config("rllib_ppo_4p"), "the shipped config, by name"
     assert sections["env_runners"]["num_env_runners"] == 0
     config = build_ppo_config(
         sections["env"],
@@ -223,9 +220,51 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def test_trainer_overrides_are_key_value_and_checked():
+    from quatro_env.integrations.train_rllib import load_config
+
+    sections = load_config(
+        "rllib_ppo_4p", ["run.iterations=3", "env_runners.num_env_runners=2", "training.lr=1e-4"]
+    )
+    assert sections["run"]["iterations"] == 3 and sections["env_runners"]["num_env_runners"] == 2
+    assert sections["training"]["lr"] == 1e-4 and sections["training"]["num_epochs"] == 4  # merged
+    with pytest.raises(ValueError, match="name a section entry"):
+        load_config("rllib_ppo_4p", ["iterations=3"])
+    with pytest.raises(ValueError, match="unknown sections"):
+        load_config("rllib_ppo_4p", ["trainig.lr=1"])
+    with pytest.raises(ValueError, match="run section: unknown keys"):
+        load_config("rllib_ppo_4p", ["run.iteration=1"])
+    with pytest.raises(FileNotFoundError, match="shipped: .*rllib_ppo_4p"):
+        load_config("no_such_config")
+
+
+def test_plain_rllib_says_what_to_use(local_ray):
+    """A plain PPOConfig ignores the mask; the env's error then names the project's config builder."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from quatro_env.integrations.rllib import register_quatro_env
+
+    name = register_quatro_env()
+    config = PPOConfig().environment(name, env_config=dict(SHORT_TABLE)).env_runners(num_env_runners=0)
+    with pytest.raises(Exception, match="build_ppo_config") as info:
+        config.build_algo()
+    assert "plain PPOConfig" in str(info.value) and "quatro-train-rllib" in str(info.value)
+
+
+def test_an_unmasked_action_names_what_to_use():
+    """With masked_module=True but a policy that ignores the mask, the env's error says the same."""
+    from quatro_env.quatro.engine import IllegalActionError
+
+    env = QuatroRLlibEnv(SHORT_TABLE)
+    obs, _ = env.reset(seed=0)
+    illegal = {a: int(np.flatnonzero(o["action_mask"] == 0)[0]) for a, o in obs.items()}
+    with pytest.raises(IllegalActionError, match="build_ppo_config"):
+        env.step(illegal)
+
+
 def _run_script(args: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(SCRIPT), "--config", str(CONFIG), *args],
+        [sys.executable, "-m", "quatro_env.integrations.train_rllib", "--config", str(CONFIG), *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -250,11 +289,13 @@ def _check_summary(summary_path: Path, runners: int) -> dict:
 
 def test_script_runs_locally(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    args = ["--iterations", "1", "--num-cpus", "2"]
-    args += ["--checkpoint-dir", str(tmp_path / "ck"), "--summary", str(tmp_path / "s.json")]
+    args = ["run.iterations=1", "--num-cpus", "2"]
+    args += [f"run.checkpoint_dir={tmp_path / 'ck'}", "--summary", str(tmp_path / "s.json")]
     proc = _run_script(args, env, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     _check_summary(tmp_path / "s.json", runners=0)
+    events = list((tmp_path / "ck").glob("events.out.tfevents.*"))
+    assert events and events[0].stat().st_size > 0, "TensorBoard scalars beside the checkpoints"
 
 
 @pytest.mark.slow
@@ -300,8 +341,8 @@ def test_script_on_local_cluster(tmp_path):
             assert time.monotonic() < deadline, "Ray head did not start in 120 s"
             time.sleep(0.5)
         args = [
-            "--address", f"127.0.0.1:{port}", "--num-env-runners", "2", "--iterations", "1",
-            "--checkpoint-dir", str(tmp_path / "ck"), "--summary", str(tmp_path / "s.json"),
+            "--address", f"127.0.0.1:{port}", "env_runners.num_env_runners=2", "run.iterations=1",
+            f"run.checkpoint_dir={tmp_path / 'ck'}", "--summary", str(tmp_path / "s.json"),
         ]  # fmt: skip
         proc = _run_script(args, env, timeout=400)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]

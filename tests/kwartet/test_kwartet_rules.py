@@ -1,4 +1,4 @@
-"""One test (or more) per rule of /work/shared/rules/kwartet.md; the rule id is in each test name."""
+"""One test (or more) per rule of docs/rules/kwartet.md; the rule id is in each test name."""
 
 from __future__ import annotations
 
