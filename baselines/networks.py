@@ -27,13 +27,28 @@ def recur(
     gru: nn.GRU, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A GRU over ``[T, N, features]`` ticks, its memory cleared where an episode starts
-    (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory."""
-    h, outs = h0, []
-    for t in range(x.shape[0]):
-        h = h * (1.0 - done[t].float()).view(1, -1, 1)
-        out, h = gru(x[t].unsqueeze(0), h)
-        outs.append(out[0])
-    return torch.stack(outs), h
+    (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory.
+
+    The equations of ``nn.GRU`` (one layer, its own weights), written out so that the input half of
+    every gate is one matrix product over all ticks and only ``h @ W_hh`` stays in the loop; ticks are
+    walked with ``unbind`` (indexing ``x[t]`` made backward zero-fill and add the whole ``[T, N, H]``
+    gradient once per tick).
+    """
+    steps, batch = x.shape[:2]
+    gates_x = nn.functional.linear(x.reshape(steps * batch, -1), gru.weight_ih_l0, gru.bias_ih_l0)
+    keep = (~done).to(x.dtype).unsqueeze(-1)  # [T, N, 1]
+    h, outs = h0[0], []
+    w_hh, b_hh = gru.weight_hh_l0, gru.bias_hh_l0
+    for gx, k in zip(gates_x.view(steps, batch, -1).unbind(0), keep.unbind(0), strict=True):
+        h = h * k
+        xr, xz, xn = gx.chunk(3, dim=-1)
+        hr, hz, hn = nn.functional.linear(h, w_hh, b_hh).chunk(3, dim=-1)
+        r = torch.sigmoid(xr + hr)
+        z = torch.sigmoid(xz + hz)
+        n = torch.tanh(xn + r * hn)
+        h = n + z * (h - n)  # (1 - z) * n + z * h
+        outs.append(h)
+    return torch.stack(outs), h.unsqueeze(0)
 
 
 class RecurrentActorCritic(nn.Module):

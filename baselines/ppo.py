@@ -32,9 +32,10 @@ import torch
 from baselines.config import TrainConfig, load_config, override_config
 from baselines.eavesdropper import ChannelEavesdropper
 from baselines.networks import build_model
+from baselines.packing import learner_segments, pack
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.bots.batched import NO_BOT, BatchedBots
 from quatro_env.quatro.actions import ActionCodec, ActionKind
-from quatro_env.quatro.bots import BOT_POLICIES
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
 
@@ -121,7 +122,9 @@ class PPOTrainer:
         self.h_opp = self.model.initial_state(self.slots, self.device)
         self.mode = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
         self.learner = torch.ones(cfg.num_envs, self.n, dtype=torch.bool, device=self.device)
-        self.bots: dict[tuple[int, int], Any] = {}  # (table, seat) -> scripted bot, on VS_BOTS tables
+        self.bots = BatchedBots(
+            self.n, self.slots
+        )  # one row per slot: the scripted bot seats of VS_BOTS tables
         self.bot_returns: list[float] = []
         self._assign_opponents(torch.arange(cfg.num_envs, device=self.device))
         self.running_return = torch.zeros(self.slots, device=self.device)
@@ -153,29 +156,31 @@ class PPOTrainer:
         opponents, partners = cfg.bots(self.agent_steps)
         kinds = torch.randint(len(opponents), (k,))
         partner_kinds = torch.randint(len(partners or opponents), (k,))
-        seeds = torch.randint(2**62, (k, n))
-        for i, b in enumerate(tables.tolist()):
-            for s in range(n):
-                self.bots.pop((b, s), None)
-                if int(mode[i]) == VS_BOTS and not bool(learner[i, s]):
-                    name = opponents[int(kinds[i])]
-                    if partners is not None and int(seat_team[s]) == int(team[i]):
-                        name = partners[int(partner_kinds[i])]
-                    self.bots[(b, s)] = BOT_POLICIES[name](n, seed=int(seeds[i, s]))
+        opponent_ids = torch.from_numpy(BatchedBots.kind_ids(opponents))[kinds]
+        kind = opponent_ids.unsqueeze(1).expand(k, n)
+        if partners is not None:
+            partner_ids = torch.from_numpy(BatchedBots.kind_ids(partners))[partner_kinds]
+            partner_seat = (seat_team.unsqueeze(0) == team.unsqueeze(1)).cpu()
+            kind = torch.where(partner_seat, partner_ids.unsqueeze(1), kind)
+        is_bot = ((mode == VS_BOTS).unsqueeze(1) & ~learner).cpu()
+        kind = torch.where(is_bot, kind, torch.full_like(kind, NO_BOT))
+        rows = tables.cpu().unsqueeze(1) * n + torch.arange(n)
+        self.bots.reset_rows(rows.reshape(-1).numpy(), kind.reshape(-1).numpy())
 
     def _bot_actions(self, action: torch.Tensor) -> torch.Tensor:
-        """Scripted bots play their seats (numpy observations, one bot object per seat: the slow path)."""
-        if not self.bots:
+        """Scripted bots play their seats: every bot seat in one compiled call (quatro_env/bots/batched.py),
+        its random choices from this tick's uniform draws (torch's generator: a checkpoint restores them)."""
+        rows = self.bots.active_rows()
+        if not rows.size:
             return action
-        keys = list(self.bots)
-        tables = torch.tensor([b for b, _ in keys])
-        seats = torch.tensor([s for _, s in keys])
-        obs = self.next_obs[tables, seats].cpu().numpy()
-        mask = self.next_mask[tables, seats].cpu().numpy()
-        chosen = [self.bots[key].act(o, m) for key, o, m in zip(keys, obs, mask, strict=True)]
-        action = action.clone().view(self.cfg.num_envs, self.n)
-        action[tables, seats] = torch.tensor(chosen, device=self.device)
-        return action.view(-1)
+        index = torch.from_numpy(rows).to(self.device)
+        obs = self.next_obs.reshape(self.slots, -1)[index].cpu().numpy()
+        mask = self.next_mask.reshape(self.slots, -1)[index].cpu().numpy()
+        draws = torch.rand(rows.size, self.bots.num_draws).numpy()
+        chosen = self.bots.act(obs, mask, draws, rows)
+        action = action.clone()
+        action[index] = torch.from_numpy(chosen).to(self.device)
+        return action
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, torch.Tensor]:
@@ -388,66 +393,120 @@ class PPOTrainer:
 
     # ------------------------------------------------------------------ optimisation
     def optimise(self, buf: dict[str, torch.Tensor]) -> dict[str, float]:
-        cfg, n, T = self.cfg, self.n, self.cfg.num_steps
+        cfg = self.cfg
         frac = self.update / self.num_updates
         if cfg.anneal_lr:
             self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - frac)
         ent_coef = cfg.ent_coef_start + frac * (cfg.ent_coef_end - cfg.ent_coef_start)
         tables_per_mb = cfg.num_envs // cfg.num_minibatches
-        stats: dict[str, list[float]] = {
+        segments = learner_segments(buf["done"], buf["learn"]) if cfg.pack_learner_rows else None
+        stats: dict[str, list[torch.Tensor]] = {
             k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")
         }
         for _ in range(cfg.update_epochs):
             order = torch.randperm(cfg.num_envs, device=self.device)
             for start in range(0, cfg.num_envs, tables_per_mb):
                 tables = order[start : start + tables_per_mb]
-                slots = (tables.unsqueeze(1) * n + torch.arange(n, device=self.device)).reshape(-1)
-                mb = {k: v[:, slots] for k, v in buf.items() if k != "h0"}
-                w = mb["learn"].float()
-                if w.sum() == 0:
-                    continue
-                memory, _ = self.model.unroll(mb["obs"], mb["done"], buf["h0"][:, slots])
-                state = None
-                if cfg.central_critic:
-                    state = mb["obs"].reshape(T, len(tables), -1).repeat_interleave(n, dim=1)
-                dist, value = self.model.heads(memory, mb["mask"], state)
-                logp = dist.log_prob(mb["action"])
-                ratio = (logp - mb["logp"]).exp()
-                adv = mb["adv"]
-                mean = (adv * w).sum() / w.sum()
-                std = (((adv - mean) ** 2 * w).sum() / w.sum()).sqrt()
-                adv = (adv - mean) / (std + 1e-8)
-                pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
-                pg_loss = (pg * w).sum() / w.sum()
-                if cfg.clip_vloss:
-                    v_clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                    v_err = torch.max((value - mb["ret"]) ** 2, (v_clipped - mb["ret"]) ** 2)
+                if segments is None:
+                    mb = self._table_minibatch(buf, tables)
                 else:
-                    v_err = (value - mb["ret"]) ** 2
-                v_loss = 0.5 * (v_err * w).sum() / w.sum()
-                entropy = (dist.entropy() * w).sum() / w.sum()
-                loss = pg_loss + cfg.vf_coef * v_loss - ent_coef * entropy
+                    mb = self._packed_minibatch(buf, tables, segments)
+                if mb is None:  # no learner row in these tables
+                    continue
+                loss, parts = self._loss(mb, ent_coef)
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
-                with torch.no_grad():
-                    log_ratio = logp - mb["logp"]
-                    kl = (((ratio - 1) - log_ratio) * w).sum() / w.sum()
-                    clipfrac = (((ratio - 1).abs() > cfg.clip_coef).float() * w).sum() / w.sum()
-                for key, value_ in (
-                    ("pg_loss", pg_loss),
-                    ("v_loss", v_loss),
-                    ("entropy", entropy),
-                    ("approx_kl", kl),
-                    ("clipfrac", clipfrac),
-                ):
-                    stats[key].append(float(value_.detach()))
-            if cfg.target_kl is not None and stats["approx_kl"] and stats["approx_kl"][-1] > cfg.target_kl:
+                for key, value_ in parts.items():
+                    stats[key].append(value_)
+            if (
+                cfg.target_kl is not None
+                and stats["approx_kl"]
+                and float(stats["approx_kl"][-1]) > cfg.target_kl
+            ):
                 break
-        out = {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
+        out = {k: float(torch.stack(v).mean()) if v else 0.0 for k, v in stats.items()}  # one host sync
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
+
+    _MB_KEYS = ("obs", "mask", "done", "learn", "action", "logp", "value", "adv", "ret")
+
+    def _table_minibatch(self, buf: dict[str, torch.Tensor], tables: torch.Tensor) -> dict | None:
+        """Every seat of ``tables`` over the whole rollout (``[T, len(tables) * n]``); weight = learns."""
+        n, T = self.n, self.cfg.num_steps
+        slots = (tables.unsqueeze(1) * n + torch.arange(n, device=self.device)).reshape(-1)
+        mb = {k: buf[k][:, slots] for k in self._MB_KEYS}
+        mb["w"] = mb["learn"].float()
+        if not bool(mb["learn"].any()):
+            return None
+        mb["h0"] = buf["h0"][:, slots]
+        mb["state"] = None
+        if self.cfg.central_critic:
+            mb["state"] = mb["obs"].reshape(T, len(tables), -1).repeat_interleave(n, dim=1)
+        return mb
+
+    def _packed_minibatch(
+        self, buf: dict[str, torch.Tensor], tables: torch.Tensor, segments: np.ndarray
+    ) -> dict | None:
+        """The learner segments of ``tables``, packed (baselines/packing.py): the same weighted rows
+        as :meth:`_table_minibatch`, without the rows that weigh nothing."""
+        n, T, N = self.n, self.cfg.num_steps, self.slots
+        chosen = np.zeros(self.cfg.num_envs, bool)
+        chosen[tables.cpu().numpy()] = True
+        mine = segments[chosen[segments[:, 0] // n]]
+        if not len(mine):
+            return None
+        index, h0_slot = pack(mine, T, N)
+        index, h0_slot = index.to(self.device), h0_slot.to(self.device)
+        valid = index >= 0
+        rows = index.clamp(min=0)
+        mb = {k: buf[k].reshape(T * N, *buf[k].shape[2:])[rows] for k in self._MB_KEYS}
+        mb["learn"] = mb["learn"] & valid
+        mb["done"] = mb["done"] | ~valid  # padding after a column's last segment: never read by it
+        mb["w"] = mb["learn"].float()
+        h0 = buf["h0"][:, h0_slot.clamp(min=0)]
+        mb["h0"] = h0 * (h0_slot >= 0).view(1, -1, 1)
+        mb["state"] = None
+        if self.cfg.central_critic:
+            per_table = buf["obs"].reshape(T * self.cfg.num_envs, -1)
+            mb["state"] = per_table[(rows // N) * self.cfg.num_envs + (rows % N) // n]
+        return mb
+
+    def _loss(self, mb: dict[str, Any], ent_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """The clipped PPO objective on one minibatch's weighted rows (advantages normalised over them)."""
+        cfg, w = self.cfg, mb["w"]
+        memory, _ = self.model.unroll(mb["obs"], mb["done"], mb["h0"])
+        dist, value = self.model.heads(memory, mb["mask"], mb["state"])
+        logp = dist.log_prob(mb["action"])
+        ratio = (logp - mb["logp"]).exp()
+        adv = mb["adv"]
+        total = w.sum()
+        mean = (adv * w).sum() / total
+        std = (((adv - mean) ** 2 * w).sum() / total).sqrt()
+        adv = (adv - mean) / (std + 1e-8)
+        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
+        pg_loss = (pg * w).sum() / total
+        if cfg.clip_vloss:
+            v_clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
+            v_err = torch.max((value - mb["ret"]) ** 2, (v_clipped - mb["ret"]) ** 2)
+        else:
+            v_err = (value - mb["ret"]) ** 2
+        v_loss = 0.5 * (v_err * w).sum() / total
+        entropy = (dist.entropy() * w).sum() / total
+        loss = pg_loss + cfg.vf_coef * v_loss - ent_coef * entropy
+        with torch.no_grad():
+            log_ratio = logp - mb["logp"]
+            kl = (((ratio - 1) - log_ratio) * w).sum() / total
+            clipfrac = (((ratio - 1).abs() > cfg.clip_coef).float() * w).sum() / total
+        parts = {
+            "pg_loss": pg_loss,
+            "v_loss": v_loss,
+            "entropy": entropy,
+            "approx_kl": kl,
+            "clipfrac": clipfrac,
+        }
+        return loss, {k: v.detach() for k, v in parts.items()}
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
