@@ -186,20 +186,13 @@ class PPOTrainer:
     def rollout(self) -> dict[str, torch.Tensor]:
         cfg, n, T, N = self.cfg, self.n, self.cfg.num_steps, self.slots
         dev = self.device
-        buf = {
-            "obs": torch.zeros(T, N, self.engine.obs_dim, dtype=torch.uint8, device=dev),
-            "mask": torch.zeros(T, N, self.engine.num_actions, dtype=torch.int8, device=dev),
-            "done": torch.zeros(T, N, dtype=torch.bool, device=dev),
-            "learn": torch.zeros(T, N, dtype=torch.bool, device=dev),
-            "action": torch.zeros(T, N, dtype=torch.long, device=dev),
-            "logp": torch.zeros(T, N, device=dev),
-            "value": torch.zeros(T, N, device=dev),
-            "reward": torch.zeros(T, N, device=dev),
-        }
+        buf = self._rollout_buffers()
         buf["h0"] = self.h.clone()
         # behaviour statistics of this rollout: share of seat-ticks holding a quartet, seats paid
-        self.rollout_stats = {"quartet_share": 0.0, "points": 0.0, "learner_best_count": 0.0}
-        calls = {"quatro": 0, "quatro_paid": 0, "contra": 0, "contra_paid": 0, "holding": 0, "signs": 0}
+        # (tensors while the rollout runs: no host sync per tick; floats once it is over)
+        zero = torch.zeros((), device=dev)
+        self.rollout_stats = {"quartet_share": zero, "points": zero, "learner_best_count": zero}
+        calls = dict.fromkeys(("quatro", "quatro_paid", "contra", "contra_paid", "holding", "signs"), zero)
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         holders = self._quartet_holders().to(dev)  # at each tick's start: what the seats see
@@ -210,28 +203,35 @@ class PPOTrainer:
             mask = self.next_mask.reshape(N, -1)
             state = self._state(self.next_obs)
             learn = self.learner.reshape(-1)
-            action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
-            if bool((self.mode == VS_POOL).any()):
-                opp_action, _, _, self.h_opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
-                action = torch.where(learn, action, opp_action)
+            if self.device.type == "cpu":  # compute bound: the networks see only the seats they play
+                action, logp, value = self._policy_rows(obs, mask, state, learn)
+            else:  # a GPU has width to spare; picking rows would cost a host sync per tick
+                action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
+                if bool((self.mode == VS_POOL).any()):
+                    opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
+                    self.h_opp = opp[3]
+                    action = torch.where(learn, action, opp[0])
             action = self._bot_actions(action)
             buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
 
             holding = holders.bool() & learn
-            calls["holding"] += int(holding.sum())
-            calls["signs"] += int((holding & (action == self.a_show0 + self._own_sign())).sum())
+            calls["holding"] = calls["holding"] + holding.sum()
+            calls["signs"] = calls["signs"] + (holding & (action == self.a_show0 + self._own_sign())).sum()
             result = self.engine.step(action.reshape(cfg.num_envs, n).to(self.env_device))
             game_reward = result.rewards.reshape(N).float().to(dev)
             holders = self._quartet_holders().to(dev)
             potential = self._collect_potential().to(dev)
-            self.rollout_stats["quartet_share"] += float(holders[learn].mean()) / T
-            self.rollout_stats["learner_best_count"] += 4 * float(potential[learn].mean()) / T
-            self.rollout_stats["points"] += float((result.rewards > 0).sum())
+            stats, learners = self.rollout_stats, learn.sum()
+            stats["quartet_share"] = stats["quartet_share"] + (holders * learn).sum() / learners / T
+            stats["learner_best_count"] = (
+                stats["learner_best_count"] + 4 * (potential * learn).sum() / learners / T
+            )
+            stats["points"] = stats["points"] + (result.rewards > 0).sum().to(dev)
             for kind, chosen in (("quatro", action == self.a_quatro), ("contra", action >= self.a_contra)):
                 chosen = chosen & (action <= self.a_contra_last) & learn
-                calls[kind] += int(chosen.sum())
-                calls[f"{kind}_paid"] += int((chosen & (game_reward > 0)).sum())
+                calls[kind] = calls[kind] + chosen.sum()
+                calls[f"{kind}_paid"] = calls[f"{kind}_paid"] + (chosen & (game_reward > 0)).sum()
             self.next_obs, self.next_mask = self._own(result)
             done_tables = (result.terminations | result.truncations).to(dev)
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
@@ -247,6 +247,9 @@ class PPOTrainer:
             self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
                 self._assign_opponents(done_tables.nonzero().squeeze(1))
+        calls = {k: float(v) for k, v in calls.items()}
+        for key in ("quartet_share", "points", "learner_best_count"):
+            self.rollout_stats[key] = float(self.rollout_stats[key])
         # signalling: share of the learner's quartet-holding seat-ticks on which it shows its team sign
         self.rollout_stats["sign_shown_share"] = (
             calls["signs"] / calls["holding"] if calls["holding"] else float("nan")
@@ -266,6 +269,52 @@ class PPOTrainer:
             )
         buf["adv"], buf["ret"] = self._gae(buf, next_value)
         return buf
+
+    def _policy_rows(
+        self, obs: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None, learn: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """This tick's learner rows through the policy, the snapshot's seats through the snapshot;
+        bot seats through neither (their memory is never read: a seat changes hands only where its
+        table starts an episode, and the memory is cleared there). Other rows get action 0, log-prob
+        and value 0 (weightless in the update)."""
+        action = torch.zeros(self.slots, dtype=torch.long, device=self.device)
+        logp = torch.zeros(self.slots, device=self.device)
+        value = torch.zeros(self.slots, device=self.device)
+        pool_seat = (self.mode == VS_POOL).repeat_interleave(self.n) & ~learn
+        for rows, model, memory in (
+            (learn.nonzero().squeeze(1), self.model, self.h),
+            (pool_seat.nonzero().squeeze(1), self.opponent, self.h_opp),
+        ):
+            if not rows.numel():
+                continue
+            sub_state = None if state is None else state[rows]
+            out = model.act(obs[rows], mask[rows], self.next_done[rows], memory[:, rows], sub_state)
+            action[rows], memory[:, rows] = out[0], out[3]
+            if model is self.model:
+                logp[rows], value[rows] = out[1], out[2]
+        return action, logp, value
+
+    def _rollout_buffers(self) -> dict[str, torch.Tensor]:
+        """The rollout's buffers, allocated once and overwritten by every rollout (no allocation churn:
+        a rollout's ``buf`` is valid until the next rollout starts)."""
+        T, N, dev = self.cfg.num_steps, self.slots, self.device
+        shapes = {
+            "obs": ((self.engine.obs_dim,), torch.uint8),
+            "mask": ((self.engine.num_actions,), torch.int8),
+            "done": ((), torch.bool),
+            "learn": ((), torch.bool),
+            "action": ((), torch.long),
+            "logp": ((), torch.float32),
+            "value": ((), torch.float32),
+            "reward": ((), torch.float32),
+        }
+        buf = getattr(self, "_buffers", None)
+        if buf is None or buf["obs"].shape != (T, N, self.engine.obs_dim):
+            buf = {
+                k: torch.zeros(T, N, *shape, dtype=dtype, device=dev) for k, (shape, dtype) in shapes.items()
+            }
+            self._buffers = buf
+        return dict(buf)
 
     # ------------------------------------------------------------------ secrecy (eavesdropper.py)
     def _start_eavesdropping(self) -> None:

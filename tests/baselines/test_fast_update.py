@@ -42,6 +42,23 @@ def test_recur_equals_nn_gru_with_resets_outputs_and_gradients():
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
 
 
+def test_split_pair_scorer_equals_the_concatenated_one():
+    from baselines.features import PAIR_DIM
+    from baselines.networks import StructuredActorCritic
+
+    torch.manual_seed(1)
+    model = StructuredActorCritic(300, 72, hidden=32, rnn=16)
+    mem, pairs = torch.randn(7, 16, requires_grad=True), torch.randn(7, 16, PAIR_DIM)
+    ctx = model.pair_context(mem).unsqueeze(1).expand(-1, 16, -1)
+    reference = model.pair_scorer(torch.cat([pairs, ctx], dim=-1)).squeeze(-1)
+    fast = model._pair_logits(mem, pairs)
+    torch.testing.assert_close(fast, reference, rtol=1e-5, atol=1e-6)
+    g_fast = torch.autograd.grad(fast.sum(), [mem, *model.pair_scorer.parameters()])
+    g_ref = torch.autograd.grad(reference.sum(), [mem, *model.pair_scorer.parameters()])
+    for a, b in zip(g_fast, g_ref, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
 @st.composite
 def _rollout_flags(draw):
     steps, slots = draw(st.integers(1, 12)), draw(st.integers(1, 6))
