@@ -136,6 +136,9 @@ class TrainConfig(BaseModel):
     hidden_size: PositiveInt = 256
     rnn_size: PositiveInt = 128
     central_critic: bool = False
+    pack_learner_rows: bool = Field(
+        True, description="the update trains on learner segments only, packed (baselines/packing.py)"
+    )
     # self-play
     pool_size: int = Field(5, ge=0, description="past snapshots kept as opponents")
     snapshot_every: PositiveInt = 10

@@ -6,7 +6,7 @@
 
 A file whose data loads without code (an untagged policy from an earlier ``quatro-train``) is
 converted as it is. A file holding pickled Python objects (older trainer checkpoints kept the
-scripted bots and numpy's RNG as objects; ``torch.save(model)`` pickles a whole module) is only
+batched bots and numpy's RNG as objects; ``torch.save(model)`` pickles a whole module) is only
 read with ``--trusted``: reading it runs whatever code it names, so only for files you made or
 trust. The output holds the same tensors (weights, optimiser, RNG) as plain data; a pickled
 module becomes a TorchScript program (``torchscript:PATH`` in ``quatro-eval``).
@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.bot_state import bots_to_json
 from baselines.checkpoint_io import (
     POLICY_FORMAT,
     TRAINER_FORMAT,
@@ -42,8 +41,14 @@ def convert_payload(payload: Any) -> dict[str, Any]:
         return payload
     if "optimizer" in payload:  # a trainer checkpoint
         state = dict(payload, format=TRAINER_FORMAT)
-        if not isinstance(state.get("bots"), str):
-            state["bots"] = bots_to_json(state.get("bots") or {})
+        bots = state.get("bots")
+        if hasattr(bots, "state_dict"):  # a pickled BatchedBots: its arrays as tensors
+            state["bots"] = bots.state_dict()
+        elif isinstance(bots, dict) and any(not isinstance(v, torch.Tensor) for v in bots.values()):
+            raise ValueError(
+                "a trainer checkpoint from before the batched bots (#17): its scripted bots cannot be "
+                "carried over exactly; convert its policy.pt (or ship_checkpoint it) instead"
+            )
         rng = state.get("numpy_rng")
         if isinstance(rng, tuple):
             kind, key, pos, has_gauss, cached = rng

@@ -27,13 +27,28 @@ def recur(
     gru: nn.GRU, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A GRU over ``[T, N, features]`` ticks, its memory cleared where an episode starts
-    (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory."""
-    h, outs = h0, []
-    for t in range(x.shape[0]):
-        h = h * (1.0 - done[t].float()).view(1, -1, 1)
-        out, h = gru(x[t].unsqueeze(0), h)
-        outs.append(out[0])
-    return torch.stack(outs), h
+    (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory.
+
+    The equations of ``nn.GRU`` (one layer, its own weights), written out so that the input half of
+    every gate is one matrix product over all ticks and only ``h @ W_hh`` stays in the loop; ticks are
+    walked with ``unbind`` (indexing ``x[t]`` made backward zero-fill and add the whole ``[T, N, H]``
+    gradient once per tick).
+    """
+    steps, batch = x.shape[:2]
+    gates_x = nn.functional.linear(x.reshape(steps * batch, -1), gru.weight_ih_l0, gru.bias_ih_l0)
+    keep = (~done).to(x.dtype).unsqueeze(-1)  # [T, N, 1]
+    h, outs = h0[0], []
+    w_hh, b_hh = gru.weight_hh_l0, gru.bias_hh_l0
+    for gx, k in zip(gates_x.view(steps, batch, -1).unbind(0), keep.unbind(0), strict=True):
+        h = h * k
+        xr, xz, xn = gx.chunk(3, dim=-1)
+        hr, hz, hn = nn.functional.linear(h, w_hh, b_hh).chunk(3, dim=-1)
+        r = torch.sigmoid(xr + hr)
+        z = torch.sigmoid(xz + hz)
+        n = torch.tanh(xn + r * hn)
+        h = n + z * (h - n)  # (1 - z) * n + z * h
+        outs.append(h)
+    return torch.stack(outs), h.unsqueeze(0)
 
 
 class RecurrentActorCritic(nn.Module):
@@ -165,6 +180,14 @@ class StructuredActorCritic(RecurrentActorCritic):
         parsed = torch.cat([memory, table, pairs.flatten(1), pointers.flatten(1)], dim=-1)
         return parsed.reshape(steps, batch, -1), h
 
+    def _pair_logits(self, mem: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        """``pair_scorer(cat([pair, context(mem)]))`` for the 16 pairs of each row, its first layer
+        split: the context half once per row, not once per pair (the same sum, less work)."""
+        first, rest = self.pair_scorer[0], self.pair_scorer[1:]
+        w_pair, w_ctx = first.weight[:, :PAIR_DIM], first.weight[:, PAIR_DIM:]
+        ctx = nn.functional.linear(self.pair_context(mem), w_ctx, first.bias)
+        return rest(nn.functional.linear(pairs, w_pair) + ctx.unsqueeze(1)).squeeze(-1)
+
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
     ) -> tuple[Categorical, torch.Tensor]:
@@ -175,8 +198,7 @@ class StructuredActorCritic(RecurrentActorCritic):
         pairs = parsed[:, r + f : r + f + 16 * PAIR_DIM].reshape(-1, 16, PAIR_DIM)
         pointers = parsed[:, r + f + 16 * PAIR_DIM :].reshape(parsed.shape[0], 2, -1)
         logits = self.actor(mem) + self.skip(table)
-        ctx = self.pair_context(mem).unsqueeze(1).expand(-1, 16, -1)
-        pair_logits = self.pair_scorer(torch.cat([pairs, ctx], dim=-1)).squeeze(-1)
+        pair_logits = self._pair_logits(mem, pairs)
         weights = self.pointer(torch.cat([mem, table], dim=-1))  # [B, 2]
         emoji_logits = (weights.unsqueeze(-1) * pointers).sum(1)
         # an exchange's logit: one shared "exchange now" logit + the pair score (no per-slot biases:

@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.bot_state import bots_from_json, bots_to_json
 from baselines.checkpoint_io import POLICY_FORMAT, TRAINER_FORMAT, save_checkpoint
 from baselines.config import TrainConfig, load_config, one_line_error, override_config
 from baselines.eavesdropper import ChannelEavesdropper
 from baselines.networks import build_model
+from baselines.packing import learner_segments, pack
 from baselines.trainer_state import (
     TRAINER_TENSORS,
     check_trainer_state,
@@ -45,9 +45,9 @@ from baselines.trainer_state import (
     set_numpy_rng_state,
 )
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.bots.batched import NO_BOT, BatchedBots
 from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.actions import ActionCodec, ActionKind
-from quatro_env.quatro.bots import BOT_POLICIES
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
 
@@ -140,7 +140,9 @@ class PPOTrainer:
         self.h_opp = self.model.initial_state(self.slots, self.device)
         self.mode = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
         self.learner = torch.ones(cfg.num_envs, self.n, dtype=torch.bool, device=self.device)
-        self.bots: dict[tuple[int, int], Any] = {}  # (table, seat) -> scripted bot, on VS_BOTS tables
+        self.bots = BatchedBots(
+            self.n, self.slots
+        )  # one row per slot: the scripted bot seats of VS_BOTS tables
         self.bot_returns: list[float] = []
         self._assign_opponents(torch.arange(cfg.num_envs, device=self.device))
         self.running_return = torch.zeros(self.slots, device=self.device)
@@ -172,48 +174,43 @@ class PPOTrainer:
         opponents, partners = cfg.bots(self.agent_steps)
         kinds = torch.randint(len(opponents), (k,))
         partner_kinds = torch.randint(len(partners or opponents), (k,))
-        seeds = torch.randint(2**62, (k, n))
-        for i, b in enumerate(tables.tolist()):
-            for s in range(n):
-                self.bots.pop((b, s), None)
-                if int(mode[i]) == VS_BOTS and not bool(learner[i, s]):
-                    name = opponents[int(kinds[i])]
-                    if partners is not None and int(seat_team[s]) == int(team[i]):
-                        name = partners[int(partner_kinds[i])]
-                    self.bots[(b, s)] = BOT_POLICIES[name](n, seed=int(seeds[i, s]))
+        opponent_ids = torch.from_numpy(BatchedBots.kind_ids(opponents))[kinds]
+        kind = opponent_ids.unsqueeze(1).expand(k, n)
+        if partners is not None:
+            partner_ids = torch.from_numpy(BatchedBots.kind_ids(partners))[partner_kinds]
+            partner_seat = (seat_team.unsqueeze(0) == team.unsqueeze(1)).cpu()
+            kind = torch.where(partner_seat, partner_ids.unsqueeze(1), kind)
+        is_bot = ((mode == VS_BOTS).unsqueeze(1) & ~learner).cpu()
+        kind = torch.where(is_bot, kind, torch.full_like(kind, NO_BOT))
+        rows = tables.cpu().unsqueeze(1) * n + torch.arange(n)
+        self.bots.reset_rows(rows.reshape(-1).numpy(), kind.reshape(-1).numpy())
 
     def _bot_actions(self, action: torch.Tensor) -> torch.Tensor:
-        """Scripted bots play their seats (numpy observations, one bot object per seat: the slow path)."""
-        if not self.bots:
+        """Scripted bots play their seats: every bot seat in one compiled call (quatro_env/bots/batched.py),
+        its random choices from this tick's uniform draws (torch's generator: a checkpoint restores them)."""
+        rows = self.bots.active_rows()
+        if not rows.size:
             return action
-        keys = list(self.bots)
-        tables = torch.tensor([b for b, _ in keys])
-        seats = torch.tensor([s for _, s in keys])
-        obs = self.next_obs[tables, seats].cpu().numpy()
-        mask = self.next_mask[tables, seats].cpu().numpy()
-        chosen = [self.bots[key].act(o, m) for key, o, m in zip(keys, obs, mask, strict=True)]
-        action = action.clone().view(self.cfg.num_envs, self.n)
-        action[tables, seats] = torch.tensor(chosen, device=self.device)
-        return action.view(-1)
+        index = torch.from_numpy(rows).to(self.device)
+        obs = self.next_obs.reshape(self.slots, -1)[index].cpu().numpy()
+        mask = self.next_mask.reshape(self.slots, -1)[index].cpu().numpy()
+        draws = torch.rand(rows.size, self.bots.num_draws).numpy()
+        chosen = self.bots.act(obs, mask, draws, rows)
+        action = action.clone()
+        action[index] = torch.from_numpy(chosen).to(self.device)
+        return action
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, torch.Tensor]:
         cfg, n, T, N = self.cfg, self.n, self.cfg.num_steps, self.slots
         dev = self.device
-        buf = {
-            "obs": torch.zeros(T, N, self.engine.obs_dim, dtype=torch.uint8, device=dev),
-            "mask": torch.zeros(T, N, self.engine.num_actions, dtype=torch.int8, device=dev),
-            "done": torch.zeros(T, N, dtype=torch.bool, device=dev),
-            "learn": torch.zeros(T, N, dtype=torch.bool, device=dev),
-            "action": torch.zeros(T, N, dtype=torch.long, device=dev),
-            "logp": torch.zeros(T, N, device=dev),
-            "value": torch.zeros(T, N, device=dev),
-            "reward": torch.zeros(T, N, device=dev),
-        }
+        buf = self._rollout_buffers()
         buf["h0"] = self.h.clone()
         # behaviour statistics of this rollout: share of seat-ticks holding a quartet, seats paid
-        self.rollout_stats = {"quartet_share": 0.0, "points": 0.0, "learner_best_count": 0.0}
-        calls = {"quatro": 0, "quatro_paid": 0, "contra": 0, "contra_paid": 0, "holding": 0, "signs": 0}
+        # (tensors while the rollout runs: no host sync per tick; floats once it is over)
+        zero = torch.zeros((), device=dev)
+        self.rollout_stats = {"quartet_share": zero, "points": zero, "learner_best_count": zero}
+        calls = dict.fromkeys(("quatro", "quatro_paid", "contra", "contra_paid", "holding", "signs"), zero)
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         holders = self._quartet_holders().to(dev)  # at each tick's start: what the seats see
@@ -224,28 +221,35 @@ class PPOTrainer:
             mask = self.next_mask.reshape(N, -1)
             state = self._state(self.next_obs)
             learn = self.learner.reshape(-1)
-            action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
-            if bool((self.mode == VS_POOL).any()):
-                opp_action, _, _, self.h_opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
-                action = torch.where(learn, action, opp_action)
+            if self.device.type == "cpu":  # compute bound: the networks see only the seats they play
+                action, logp, value = self._policy_rows(obs, mask, state, learn)
+            else:  # a GPU has width to spare; picking rows would cost a host sync per tick
+                action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
+                if bool((self.mode == VS_POOL).any()):
+                    opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
+                    self.h_opp = opp[3]
+                    action = torch.where(learn, action, opp[0])
             action = self._bot_actions(action)
             buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
 
             holding = holders.bool() & learn
-            calls["holding"] += int(holding.sum())
-            calls["signs"] += int((holding & (action == self.a_show0 + self._own_sign())).sum())
+            calls["holding"] = calls["holding"] + holding.sum()
+            calls["signs"] = calls["signs"] + (holding & (action == self.a_show0 + self._own_sign())).sum()
             result = self.engine.step(action.reshape(cfg.num_envs, n).to(self.env_device))
             game_reward = result.rewards.reshape(N).float().to(dev)
             holders = self._quartet_holders().to(dev)
             potential = self._collect_potential().to(dev)
-            self.rollout_stats["quartet_share"] += float(holders[learn].mean()) / T
-            self.rollout_stats["learner_best_count"] += 4 * float(potential[learn].mean()) / T
-            self.rollout_stats["points"] += float((result.rewards > 0).sum())
+            stats, learners = self.rollout_stats, learn.sum()
+            stats["quartet_share"] = stats["quartet_share"] + (holders * learn).sum() / learners / T
+            stats["learner_best_count"] = (
+                stats["learner_best_count"] + 4 * (potential * learn).sum() / learners / T
+            )
+            stats["points"] = stats["points"] + (result.rewards > 0).sum().to(dev)
             for kind, chosen in (("quatro", action == self.a_quatro), ("contra", action >= self.a_contra)):
                 chosen = chosen & (action <= self.a_contra_last) & learn
-                calls[kind] += int(chosen.sum())
-                calls[f"{kind}_paid"] += int((chosen & (game_reward > 0)).sum())
+                calls[kind] = calls[kind] + chosen.sum()
+                calls[f"{kind}_paid"] = calls[f"{kind}_paid"] + (chosen & (game_reward > 0)).sum()
             self.next_obs, self.next_mask = self._own(result)
             done_tables = (result.terminations | result.truncations).to(dev)
             reward = game_reward + cfg.quartet_bonus * holders if cfg.quartet_bonus else game_reward
@@ -261,6 +265,9 @@ class PPOTrainer:
             self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
                 self._assign_opponents(done_tables.nonzero().squeeze(1))
+        calls = {k: float(v) for k, v in calls.items()}
+        for key in ("quartet_share", "points", "learner_best_count"):
+            self.rollout_stats[key] = float(self.rollout_stats[key])
         # signalling: share of the learner's quartet-holding seat-ticks on which it shows its team sign
         self.rollout_stats["sign_shown_share"] = (
             calls["signs"] / calls["holding"] if calls["holding"] else float("nan")
@@ -280,6 +287,52 @@ class PPOTrainer:
             )
         buf["adv"], buf["ret"] = self._gae(buf, next_value)
         return buf
+
+    def _policy_rows(
+        self, obs: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None, learn: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """This tick's learner rows through the policy, the snapshot's seats through the snapshot;
+        bot seats through neither (their memory is never read: a seat changes hands only where its
+        table starts an episode, and the memory is cleared there). Other rows get action 0, log-prob
+        and value 0 (weightless in the update)."""
+        action = torch.zeros(self.slots, dtype=torch.long, device=self.device)
+        logp = torch.zeros(self.slots, device=self.device)
+        value = torch.zeros(self.slots, device=self.device)
+        pool_seat = (self.mode == VS_POOL).repeat_interleave(self.n) & ~learn
+        for rows, model, memory in (
+            (learn.nonzero().squeeze(1), self.model, self.h),
+            (pool_seat.nonzero().squeeze(1), self.opponent, self.h_opp),
+        ):
+            if not rows.numel():
+                continue
+            sub_state = None if state is None else state[rows]
+            out = model.act(obs[rows], mask[rows], self.next_done[rows], memory[:, rows], sub_state)
+            action[rows], memory[:, rows] = out[0], out[3]
+            if model is self.model:
+                logp[rows], value[rows] = out[1], out[2]
+        return action, logp, value
+
+    def _rollout_buffers(self) -> dict[str, torch.Tensor]:
+        """The rollout's buffers, allocated once and overwritten by every rollout (no allocation churn:
+        a rollout's ``buf`` is valid until the next rollout starts)."""
+        T, N, dev = self.cfg.num_steps, self.slots, self.device
+        shapes = {
+            "obs": ((self.engine.obs_dim,), torch.uint8),
+            "mask": ((self.engine.num_actions,), torch.int8),
+            "done": ((), torch.bool),
+            "learn": ((), torch.bool),
+            "action": ((), torch.long),
+            "logp": ((), torch.float32),
+            "value": ((), torch.float32),
+            "reward": ((), torch.float32),
+        }
+        buf = getattr(self, "_buffers", None)
+        if buf is None or buf["obs"].shape != (T, N, self.engine.obs_dim):
+            buf = {
+                k: torch.zeros(T, N, *shape, dtype=dtype, device=dev) for k, (shape, dtype) in shapes.items()
+            }
+            self._buffers = buf
+        return dict(buf)
 
     # ------------------------------------------------------------------ secrecy (eavesdropper.py)
     def _start_eavesdropping(self) -> None:
@@ -407,66 +460,120 @@ class PPOTrainer:
 
     # ------------------------------------------------------------------ optimisation
     def optimise(self, buf: dict[str, torch.Tensor]) -> dict[str, float]:
-        cfg, n, T = self.cfg, self.n, self.cfg.num_steps
+        cfg = self.cfg
         frac = self.update / self.num_updates
         if cfg.anneal_lr:
             self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - frac)
         ent_coef = cfg.ent_coef_start + frac * (cfg.ent_coef_end - cfg.ent_coef_start)
         tables_per_mb = cfg.num_envs // cfg.num_minibatches
-        stats: dict[str, list[float]] = {
+        segments = learner_segments(buf["done"], buf["learn"]) if cfg.pack_learner_rows else None
+        stats: dict[str, list[torch.Tensor]] = {
             k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")
         }
         for _ in range(cfg.update_epochs):
             order = torch.randperm(cfg.num_envs, device=self.device)
             for start in range(0, cfg.num_envs, tables_per_mb):
                 tables = order[start : start + tables_per_mb]
-                slots = (tables.unsqueeze(1) * n + torch.arange(n, device=self.device)).reshape(-1)
-                mb = {k: v[:, slots] for k, v in buf.items() if k != "h0"}
-                w = mb["learn"].float()
-                if w.sum() == 0:
-                    continue
-                memory, _ = self.model.unroll(mb["obs"], mb["done"], buf["h0"][:, slots])
-                state = None
-                if cfg.central_critic:
-                    state = mb["obs"].reshape(T, len(tables), -1).repeat_interleave(n, dim=1)
-                dist, value = self.model.heads(memory, mb["mask"], state)
-                logp = dist.log_prob(mb["action"])
-                ratio = (logp - mb["logp"]).exp()
-                adv = mb["adv"]
-                mean = (adv * w).sum() / w.sum()
-                std = (((adv - mean) ** 2 * w).sum() / w.sum()).sqrt()
-                adv = (adv - mean) / (std + 1e-8)
-                pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
-                pg_loss = (pg * w).sum() / w.sum()
-                if cfg.clip_vloss:
-                    v_clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                    v_err = torch.max((value - mb["ret"]) ** 2, (v_clipped - mb["ret"]) ** 2)
+                if segments is None:
+                    mb = self._table_minibatch(buf, tables)
                 else:
-                    v_err = (value - mb["ret"]) ** 2
-                v_loss = 0.5 * (v_err * w).sum() / w.sum()
-                entropy = (dist.entropy() * w).sum() / w.sum()
-                loss = pg_loss + cfg.vf_coef * v_loss - ent_coef * entropy
+                    mb = self._packed_minibatch(buf, tables, segments)
+                if mb is None:  # no learner row in these tables
+                    continue
+                loss, parts = self._loss(mb, ent_coef)
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
-                with torch.no_grad():
-                    log_ratio = logp - mb["logp"]
-                    kl = (((ratio - 1) - log_ratio) * w).sum() / w.sum()
-                    clipfrac = (((ratio - 1).abs() > cfg.clip_coef).float() * w).sum() / w.sum()
-                for key, value_ in (
-                    ("pg_loss", pg_loss),
-                    ("v_loss", v_loss),
-                    ("entropy", entropy),
-                    ("approx_kl", kl),
-                    ("clipfrac", clipfrac),
-                ):
-                    stats[key].append(float(value_.detach()))
-            if cfg.target_kl is not None and stats["approx_kl"] and stats["approx_kl"][-1] > cfg.target_kl:
+                for key, value_ in parts.items():
+                    stats[key].append(value_)
+            if (
+                cfg.target_kl is not None
+                and stats["approx_kl"]
+                and float(stats["approx_kl"][-1]) > cfg.target_kl
+            ):
                 break
-        out = {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
+        out = {k: float(torch.stack(v).mean()) if v else 0.0 for k, v in stats.items()}  # one host sync
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
+
+    _MB_KEYS = ("obs", "mask", "done", "learn", "action", "logp", "value", "adv", "ret")
+
+    def _table_minibatch(self, buf: dict[str, torch.Tensor], tables: torch.Tensor) -> dict | None:
+        """Every seat of ``tables`` over the whole rollout (``[T, len(tables) * n]``); weight = learns."""
+        n, T = self.n, self.cfg.num_steps
+        slots = (tables.unsqueeze(1) * n + torch.arange(n, device=self.device)).reshape(-1)
+        mb = {k: buf[k][:, slots] for k in self._MB_KEYS}
+        mb["w"] = mb["learn"].float()
+        if not bool(mb["learn"].any()):
+            return None
+        mb["h0"] = buf["h0"][:, slots]
+        mb["state"] = None
+        if self.cfg.central_critic:
+            mb["state"] = mb["obs"].reshape(T, len(tables), -1).repeat_interleave(n, dim=1)
+        return mb
+
+    def _packed_minibatch(
+        self, buf: dict[str, torch.Tensor], tables: torch.Tensor, segments: np.ndarray
+    ) -> dict | None:
+        """The learner segments of ``tables``, packed (baselines/packing.py): the same weighted rows
+        as :meth:`_table_minibatch`, without the rows that weigh nothing."""
+        n, T, N = self.n, self.cfg.num_steps, self.slots
+        chosen = np.zeros(self.cfg.num_envs, bool)
+        chosen[tables.cpu().numpy()] = True
+        mine = segments[chosen[segments[:, 0] // n]]
+        if not len(mine):
+            return None
+        index, h0_slot = pack(mine, T, N)
+        index, h0_slot = index.to(self.device), h0_slot.to(self.device)
+        valid = index >= 0
+        rows = index.clamp(min=0)
+        mb = {k: buf[k].reshape(T * N, *buf[k].shape[2:])[rows] for k in self._MB_KEYS}
+        mb["learn"] = mb["learn"] & valid
+        mb["done"] = mb["done"] | ~valid  # padding after a column's last segment: never read by it
+        mb["w"] = mb["learn"].float()
+        h0 = buf["h0"][:, h0_slot.clamp(min=0)]
+        mb["h0"] = h0 * (h0_slot >= 0).view(1, -1, 1)
+        mb["state"] = None
+        if self.cfg.central_critic:
+            per_table = buf["obs"].reshape(T * self.cfg.num_envs, -1)
+            mb["state"] = per_table[(rows // N) * self.cfg.num_envs + (rows % N) // n]
+        return mb
+
+    def _loss(self, mb: dict[str, Any], ent_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """The clipped PPO objective on one minibatch's weighted rows (advantages normalised over them)."""
+        cfg, w = self.cfg, mb["w"]
+        memory, _ = self.model.unroll(mb["obs"], mb["done"], mb["h0"])
+        dist, value = self.model.heads(memory, mb["mask"], mb["state"])
+        logp = dist.log_prob(mb["action"])
+        ratio = (logp - mb["logp"]).exp()
+        adv = mb["adv"]
+        total = w.sum()
+        mean = (adv * w).sum() / total
+        std = (((adv - mean) ** 2 * w).sum() / total).sqrt()
+        adv = (adv - mean) / (std + 1e-8)
+        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
+        pg_loss = (pg * w).sum() / total
+        if cfg.clip_vloss:
+            v_clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
+            v_err = torch.max((value - mb["ret"]) ** 2, (v_clipped - mb["ret"]) ** 2)
+        else:
+            v_err = (value - mb["ret"]) ** 2
+        v_loss = 0.5 * (v_err * w).sum() / total
+        entropy = (dist.entropy() * w).sum() / total
+        loss = pg_loss + cfg.vf_coef * v_loss - ent_coef * entropy
+        with torch.no_grad():
+            log_ratio = logp - mb["logp"]
+            kl = (((ratio - 1) - log_ratio) * w).sum() / total
+            clipfrac = (((ratio - 1).abs() > cfg.clip_coef).float() * w).sum() / total
+        parts = {
+            "pg_loss": pg_loss,
+            "v_loss": v_loss,
+            "entropy": entropy,
+            "approx_kl": kl,
+            "clipfrac": clipfrac,
+        }
+        return loss, {k: v.detach() for k, v in parts.items()}
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -482,7 +589,7 @@ class PPOTrainer:
             "pool": list(self.pool),  # snapshots are never changed once taken
             "engine": engine_state(self.engine),
             **{name: getattr(self, name).clone() for name in TRAINER_TENSORS},
-            "bots": bots_to_json(self.bots),
+            "bots": self.bots.state_dict(),  # plain tensors (quatro_env.bots.batched)
             "bot_returns": list(self.bot_returns),
             "agent_steps": self.agent_steps,
             "update": self.update,
@@ -540,7 +647,8 @@ class PPOTrainer:
         self.wall_seconds, self.history = state["wall_seconds"], list(state["history"])
         self.finished_returns = list(state["finished_returns"])
         self.pool_returns = list(state["pool_returns"])
-        self.bots, self.bot_returns = bots_from_json(state["bots"], self.n), list(state["bot_returns"])
+        self.bots.load_state_dict(state["bots"])
+        self.bot_returns = list(state["bot_returns"])
         self.episodes = state["episodes"]
         torch.set_rng_state(state["torch_rng"])
         if state.get("cuda_rng") and self.device.type == "cuda":  # sampling on the GPU draws from it

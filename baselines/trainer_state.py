@@ -109,8 +109,12 @@ def check_trainer_state(state: Any) -> None:
     missing = [key for key in REQUIRED_KEYS if key not in state]
     if missing:
         raise ValueError(f"trainer checkpoint: missing {missing}")
-    if not isinstance(state["bots"], str):
-        raise ValueError("trainer checkpoint: bots must be the JSON text written by quatro-train")
+    bots = state["bots"]
+    if not (isinstance(bots, dict) and all(isinstance(v, torch.Tensor) for v in bots.values())):
+        raise ValueError(
+            "trainer checkpoint: bots must be the batched bots' tensors (BatchedBots.state_dict); "
+            "a checkpoint from before the batched bots cannot resume exactly: ship its policy instead"
+        )
     check_tables_match(state)
 
 

@@ -115,7 +115,7 @@ def test_bot_tables_train_only_the_learner_seat(tmp_path):
     trainer = PPOTrainer(cfg)
     assert bool((trainer.mode == VS_BOTS).all())
     assert trainer.learner.sum(1).tolist() == [1] * cfg.num_envs
-    assert len(trainer.bots) == 3 * cfg.num_envs
+    assert trainer.bots.active_rows().size == 3 * cfg.num_envs
     buf = trainer.rollout()
     learn = buf["learn"].view(cfg.num_steps, cfg.num_envs, 4)
     assert bool((learn.sum(-1) == 1).all())
@@ -155,18 +155,15 @@ def test_periodic_evaluation_goes_through_the_harness(tmp_path):
 
 def test_partner_bot_and_opponent_bots_are_chosen_apart(tmp_path):
     """bot_partner: the learner's partner is that bot, the opponents are drawn from bot_opponents."""
-    from quatro_env.bots.basic import CollectorBot
-    from quatro_env.bots.signalling import HonestBot
-
     overrides = ["pool_prob=0", "bot_prob=1", "partner_bot_prob=1", "bot_opponents=[collector]"]
     cfg = load_config(SMOKE, [f"out_dir={tmp_path}", *overrides, "bot_partners=[honest]"])
     trainer = PPOTrainer(cfg)
     for table in range(cfg.num_envs):
         learner_seat = int(trainer.learner[table].nonzero())
         partner = (learner_seat + 2) % 4
-        assert type(trainer.bots[(table, partner)]) is HonestBot
+        assert trainer.bots.name(4 * table + partner) == "honest"
         for seat in {0, 1, 2, 3} - {learner_seat, partner}:
-            assert type(trainer.bots[(table, seat)]) is CollectorBot
+            assert trainer.bots.name(4 * table + seat) == "collector"
 
 
 def test_a_curriculum_stage_can_change_the_bots(tmp_path):

@@ -1,0 +1,615 @@
+"""The scripted bot ladder, vectorised: many bot seats decided in one compiled call.
+
+:class:`BatchedBots` plays the same rules as the numpy bots of :mod:`quatro_env.bots` (``idle``,
+``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``,
+``listener``), one row per bot seat, from the seat's egocentric observation and mask alone (Q26,
+Q27), so bot tables in training cost next to nothing and the ladder can be played at batch scale.
+Field positions come from :class:`~quatro_env.quatro.encoding.ObservationEncoder` (by name, as
+:class:`~quatro_env.bots.base.ObservationView` reads them); nothing depends on the engine's insides.
+
+Randomness: every row gets ``NUM_DRAWS`` uniform numbers in ``[0, 1)`` per tick, one *slot* per
+kind of random choice (the sign, the swap slot, the decoy's cover coin and cover emoji, the random
+bot's action, the collector's per-round tie-break order). :class:`SlotRng` turns the same numbers
+into the ``numpy.random.Generator`` calls the numpy bots make, so a numpy bot given a ``SlotRng``
+takes exactly the decisions of its batched row (``tests/baselines/test_fast_bots.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from quatro_env.bots.basic import CollectorBot
+from quatro_env.bots.listening import CounterBot, EavesdropperBot
+from quatro_env.bots.signalling import DecoyBot
+from quatro_env.quatro.actions import ActionCodec, ActionKind
+from quatro_env.quatro.cards import NUM_EMOJIS, num_values
+from quatro_env.quatro.engine import Phase
+
+try:
+    from numba import njit
+except ImportError:  # pragma: no cover - numba ships with the torch/train extras
+
+    def njit(*args, **kwargs):
+        return args[0] if args and callable(args[0]) else (lambda f: f)
+
+
+#: bot names, in kernel order (the registry's names: ``quatro_env.quatro.bots.BOT_POLICIES``)
+KINDS = (
+    "idle",
+    "random",
+    "random_caller",
+    "collector",
+    "honest",
+    "decoy",
+    "eavesdropper",
+    "counter",
+    "listener",
+)
+IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER = range(len(KINDS))
+NO_BOT = -1  # a row that no bot plays (a learner's or a snapshot's seat)
+
+# draw slots (columns of the per-tick uniform numbers); the order slots come last, one per value
+D_SIGN, D_SWAP, D_COVER_P, D_COVER_E, D_CHOICE, D_ORDER = range(6)
+
+
+def num_draws(num_players: int) -> int:
+    return D_ORDER + num_values(num_players)
+
+
+class SlotRng:
+    """The ``Generator`` calls the numpy bots make, answered from one row's draws of this tick.
+
+    Each call kind reads its own slot (a second call of a kind in one tick is a design error and
+    raises); ``integers(k)`` is ``floor(u * k)``, ``choice(a)`` is ``a[floor(u * len(a))]`` and
+    ``permutation(v)`` the stable argsort of the ``v`` order draws — the batched kernel's mapping.
+    """
+
+    def __init__(self) -> None:
+        self.u = np.zeros(0)
+        self._used: set[int] = set()
+
+    def set(self, draws: np.ndarray) -> None:
+        self.u, self._used = np.asarray(draws, dtype=np.float64), set()
+
+    def _take(self, slot: int) -> float:
+        if slot in self._used:
+            raise RuntimeError(f"draw slot {slot} used twice in one tick")
+        self._used.add(slot)
+        return float(self.u[slot])
+
+    def integers(self, k: int) -> int:
+        slot = D_SIGN if k == NUM_EMOJIS else D_COVER_E if k == NUM_EMOJIS - 1 else D_SWAP
+        return int(self._take(slot) * k)
+
+    def random(self) -> float:
+        return self._take(D_COVER_P)
+
+    def choice(self, a: np.ndarray) -> int:
+        return a[int(self._take(D_CHOICE) * len(a))]
+
+    def permutation(self, v: int) -> np.ndarray:
+        if D_ORDER in self._used:
+            raise RuntimeError("order draws used twice in one tick")
+        self._used.add(D_ORDER)
+        return np.argsort(self.u[D_ORDER : D_ORDER + v], kind="stable")
+
+
+def _layout(num_players: int) -> dict[str, np.ndarray]:
+    """Observation positions (from the reference encoder) and action indices, as int64 arrays."""
+    from quatro_env.quatro.encoding import ObservationEncoder  # late: encoding imports the engine
+
+    off = ObservationEncoder(num_players).offsets
+    n = num_players
+    codec = ActionCodec(n)
+    per_seat = ("floor", "took_floor", "pulse_emoji", "pulse_age", "exchanged", "taken", "placed")
+    actions = [
+        codec.ranges[ActionKind.EXCHANGE].start,
+        codec.encode(ActionKind.TAKE_FLOOR),
+        codec.encode(ActionKind.RELEASE_FLOOR),
+        codec.ranges[ActionKind.SHOW_EMOJI].start,
+        codec.ranges[ActionKind.CHOOSE_SIGN].start,
+        codec.encode(ActionKind.READY),
+        codec.encode(ActionKind.QUATRO),
+        codec.ranges[ActionKind.CONTRA].start,
+        codec.encode(ActionKind.START_ROUND),
+    ]
+    calls = np.zeros(codec.num_actions, np.bool_)
+    for kind in (ActionKind.QUATRO, ActionKind.CONTRA):
+        r = codec.ranges[kind]
+        calls[r.start : r.stop] = True
+    return {
+        "fields": np.array(
+            [off["self.hand"], off["self.sign"], off["self.emoji"], off["table.phase"], off["table.center"]]
+            + [off["table.reshuffled"]],
+            np.int64,
+        ),
+        "seats": np.array([[off[f"seat[{r}].{f}"] for f in per_seat] for r in range(n)], np.int64),
+        "actions": np.array(actions, np.int64),
+        "calls": calls,
+    }
+
+
+# field columns of ``fields`` / ``seats`` and action columns of ``actions``
+F_HAND, F_SIGN, F_EMOJI, F_PHASE, F_CENTER, F_RESHUFFLED = range(6)
+S_FLOOR, S_TOOK, S_PULSE, S_AGE, S_EXCHANGED, S_TAKEN, S_PLACED = range(7)
+A_EXCHANGE0, A_TAKE, A_RELEASE, A_SHOW0, A_SIGN0, A_READY, A_QUATRO, A_CONTRA1, A_START = range(9)
+E = NUM_EMOJIS
+NO_CARD = -1
+
+
+@njit(cache=True)
+def _first(o, start, size):
+    """Index of the first nonzero entry of ``o[start:start+size]``, or -1."""
+    for i in range(size):
+        if o[start + i]:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _cards(o, start, v, out):
+    """The values of a 4-slot one-hot block, in slot order; returns how many slots hold a card."""
+    k = 0
+    for i in range(4 * v):
+        if o[start + i]:
+            out[k] = i % v
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _argmax(o, start, size):
+    best, at = o[start], 0
+    for i in range(1, size):
+        if o[start + i] > best:
+            best, at = o[start + i], i
+    return at
+
+
+@njit(cache=True)
+def _swap(give_slot, center, value, u_swap, act):
+    slots = np.empty(4, np.int64)
+    k = 0
+    for c in range(4):
+        if center[c] == value:
+            slots[k] = c
+            k += 1
+    take = slots[int(u_swap * k)] if k > 1 else slots[0]
+    return act[A_EXCHANGE0] + 4 * give_slot + take
+
+
+@njit(cache=True)
+def _give_slot(hand, counts, order, exclude, cap):
+    """The hand slot to give: min over slots not holding ``exclude`` (and of a value held at most
+    ``cap`` times) of (count of its value, tie-break order, slot); -1 if none."""
+    give = -1
+    for h in range(4):
+        if hand[h] == exclude or counts[hand[h]] > cap:
+            continue
+        key = (counts[hand[h]], order[hand[h]], h)
+        if give < 0 or key < (counts[hand[give]], order[hand[give]], give):
+            give = h
+    return give
+
+
+@njit(cache=True)
+def _collect(o, m, u, fields, act, v, target, waited, order, patience):
+    """CollectorBot.collect; ``target``/``waited``: this row's state (length-1 views), ``order``:
+    its tie-breaks."""
+    hand = np.empty(4, np.int64)
+    center = np.empty(4, np.int64)
+    if _cards(o, fields[F_HAND], v, hand) != 4 or _cards(o, fields[F_CENTER], v, center) != 4:
+        return 0
+    counts = np.zeros(v, np.int64)
+    in_center = np.zeros(v, np.int64)
+    for i in range(4):
+        counts[hand[i]] += 1
+        in_center[center[i]] += 1
+    best = counts.max()
+    if best == 4:
+        return 0
+    t = -1  # max over x with counts[x] == best of (in_center[x], x == target, -order[x])
+    for x in range(v):
+        if counts[x] != best:
+            continue
+        key = (in_center[x], 1 if x == target[0] else 0, -order[x])
+        if t < 0 or key > (in_center[t], 1 if t == target[0] else 0, -order[t]):
+            t = x
+    target[0] = t
+    if in_center[t] == 0:
+        waited[0] += 1
+        if waited[0] < patience:
+            return 0
+        take_value = -1  # max over options of (counts[x], in_center[x], -order[x])
+        for x in range(v):
+            if not (in_center[x] and counts[x] >= 1):
+                continue
+            key = (counts[x], in_center[x], -order[x])
+            if take_value < 0 or key > (counts[take_value], in_center[take_value], -order[take_value]):
+                take_value = x
+        if take_value < 0 or not m[act[A_EXCHANGE0]]:
+            return 0
+        give = _give_slot(hand, counts, order, take_value, counts[take_value])
+        if give < 0:
+            return 0
+        waited[0] = 0
+        return _swap(give, center, take_value, u[D_SWAP], act)
+    waited[0] = 0
+    if not m[act[A_EXCHANGE0]]:
+        return 0
+    return _swap(_give_slot(hand, counts, order, t, 4), center, t, u[D_SWAP], act)
+
+
+@njit(cache=True)
+def _holds_quartet(o, fields, v):
+    hand = np.empty(4, np.int64)
+    if _cards(o, fields[F_HAND], v, hand) != 4:
+        return False
+    return hand[0] == hand[1] and hand[0] == hand[2] and hand[0] == hand[3]
+
+
+@njit(cache=True)
+def _eavesdrop(o, seats, act, teams, quiet, run_emoji, run_len, silence_ticks, steady_pulses):
+    """EavesdropperBot.listen: a «Contra» action or -1; updates the row's quiet/run counters."""
+    suspect = -1
+    for k in range(1, teams):
+        activity = False
+        trigger = False
+        for j in range(2):
+            r = k + j * teams
+            emoji = _first(o, seats[r, S_PULSE], E)
+            pulsed = o[seats[r, S_AGE]] == 0 and emoji >= 0
+            took = o[seats[r, S_TOOK]] != 0
+            if o[seats[r, S_FLOOR]] != 0 or took or pulsed:
+                activity = True
+            if (took or pulsed) and quiet[k] >= silence_ticks:
+                trigger = True
+            if pulsed:
+                if emoji == run_emoji[r]:
+                    run_len[r] += 1
+                else:
+                    if run_emoji[r] >= 0 and run_len[r] >= steady_pulses:
+                        trigger = True
+                    run_emoji[r] = emoji
+                    run_len[r] = 1
+        quiet[k] = 0 if activity else quiet[k] + 1
+        if trigger and suspect < 0:
+            suspect = k
+    return -1 if suspect < 0 else act[A_CONTRA1] + suspect - 1
+
+
+@njit(cache=True)
+def _comb(a, b):
+    if b < 0 or b > a:
+        return 0
+    out = 1
+    for i in range(b):
+        out = out * (a - i) // (i + 1)
+    return out
+
+
+@njit(cache=True)
+def _all_unknown_are(m, total, u, w):
+    if u == 0:
+        return 1.0
+    if m < u or total < u:
+        return 0.0
+    if w == 1.0:
+        return _comb(m, u) / _comb(total, u)
+    p, others = 1.0, total - m
+    for i in range(u):
+        good = w * (m - i)
+        p *= good / (good + others)
+    return p
+
+
+@njit(cache=True)
+def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep_weight):
+    """CounterBot.listen (``record_quatro`` off): observe the exchanges, then «Contra» or -1."""
+    for r in range(1, n):
+        if not o[seats[r, S_EXCHANGED]]:
+            continue
+        taken = _argmax(o, seats[r, S_TAKEN], v)
+        placed = _argmax(o, seats[r, S_PLACED], v)
+        if known[r, placed] > 0:
+            known[r, placed] -= 1
+            erratic[r] = True
+        elif unknown[r] > 0:
+            unknown[r] -= 1
+        else:
+            known[r, :] = 0
+            unknown[r] = 3
+        known[r, taken] += 1
+    unaccounted = np.full(v, 4, np.int64)
+    cards = np.empty(4, np.int64)
+    for start in (fields[F_HAND], fields[F_CENTER]):
+        for i in range(_cards(o, start, v, cards)):
+            unaccounted[cards[i]] -= 1
+    for r in range(1, n):
+        for x in range(v):
+            unaccounted[x] -= known[r, x]
+    total = 0
+    for r in range(n):
+        total += unknown[r]
+    probs = np.zeros(n)
+    for r in range(1, n):
+        held, only = 0, -1
+        for x in range(v):
+            if known[r, x]:
+                held += 1
+                only = x
+        if held > 1:
+            continue
+        w = keep_weight if held and not erratic[r] else 1.0
+        p = 0.0
+        if held:
+            p += _all_unknown_are(unaccounted[only], total, unknown[r], w)
+        else:
+            for x in range(v):
+                p += _all_unknown_are(unaccounted[x], total, unknown[r], w)
+        probs[r] = min(1.0, p)
+    teams = n // 2
+    best, best_p = -1, 0.0
+    for k in range(1, teams):
+        p = 1.0 - (1.0 - probs[k]) * (1.0 - probs[k + teams])
+        if p > best_p:
+            best, best_p = k, p
+    if best >= 0 and best_p >= threshold:
+        return act[A_CONTRA1] + best - 1
+    return -1
+
+
+@njit(cache=True)
+def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, known, erratic, params):
+    """HonestBot.play and its subclasses' hooks, for one row in the play phase."""
+    sign = _first(o, fields[F_SIGN], E)
+    partner = n // 2
+    if kind == COLLECTOR:
+        return _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[0]))
+    listened = -1
+    if kind == EAVESDROPPER:
+        listened = _eavesdrop(o, seats, act, n // 2, quiet, runs[0], runs[1], int(params[1]), int(params[2]))
+    elif kind == COUNTER:
+        listened = _count(o, fields, seats, act, n, v, known, runs[1], erratic, params[3], params[4])
+    partner_sign = (
+        sign >= 0 and _first(o, seats[partner, S_PULSE], E) == sign and o[seats[partner, S_FLOOR]] != 0
+    )
+    if partner_sign and m[act[A_QUATRO]]:
+        return act[A_QUATRO]
+    if kind == LISTENER:
+        return 0
+    if listened >= 0:
+        return listened
+    if sign < 0:
+        return _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[0]))
+    floor = o[seats[0, S_FLOOR]] != 0
+    mine = _first(o, fields[F_EMOJI], E)
+    decoy_like = kind in (DECOY, COUNTER)
+    if _holds_quartet(o, fields, v):
+        if not floor:
+            return act[A_TAKE] if m[act[A_TAKE]] else 0
+        if not decoy_like:
+            return act[A_SHOW0] + sign if mine != sign else 0
+        if mine < 0:
+            return act[A_SHOW0] + sign
+        if mine == sign:
+            return 0
+        return act[A_RELEASE] if m[act[A_RELEASE]] else 0
+    action = _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[0]))
+    if action:
+        return action
+    if not decoy_like:
+        return act[A_RELEASE] if floor and m[act[A_RELEASE]] else 0
+    if not floor:
+        return act[A_TAKE] if m[act[A_TAKE]] else 0
+    if mine < 0:
+        if u[D_COVER_P] < params[5]:
+            e = int(u[D_COVER_E] * (E - 1))
+            return act[A_SHOW0] + (e + 1 if e >= sign else e)
+        return 0
+    return act[A_RELEASE] if m[act[A_RELEASE]] else 0
+
+
+@njit(cache=True)
+def _act_rows(
+    kinds,
+    obs,
+    masks,
+    draws,
+    fields,
+    seats,
+    act,
+    calls,
+    n,
+    v,
+    st_i,
+    order,
+    quiet,
+    runs,
+    known,
+    erratic,
+    params,
+    out,
+):
+    """Decide every row: ScriptedBot.act (phases, round starts, reshuffles) or the random bots."""
+    for i in range(kinds.shape[0]):
+        kind, o, m, u = kinds[i], obs[i], masks[i], draws[i]
+        if kind == IDLE:
+            out[i] = 0
+            continue
+        if kind in (RANDOM, RANDOM_CALLER):
+            legal = 0
+            for a in range(m.shape[0]):
+                if m[a] and (kind == RANDOM_CALLER or not calls[a]):
+                    legal += 1
+            out[i] = 0
+            if legal:
+                pick = int(u[D_CHOICE] * legal)
+                for a in range(m.shape[0]):
+                    if m[a] and (kind == RANDOM_CALLER or not calls[a]):
+                        if pick == 0:
+                            out[i] = a
+                            break
+                        pick -= 1
+            continue
+        phase = _argmax(o, fields[F_PHASE], 4)
+        if phase == 1:  # Phase.PLAY
+            if not st_i[i, 0]:
+                st_i[i, 0] = 1
+                st_i[i, 1] = 0
+                st_i[i, 2] = NO_CARD  # new_round: no target, no wait, a fresh tie-break order
+                st_i[i, 3] = 0
+                order[i, :] = np.argsort(u[D_ORDER : D_ORDER + v], kind="mergesort")
+                quiet[i, :] = 0
+                runs[i, 0, :] = -1
+                runs[i, 1, :] = 0
+                if kind == COUNTER:
+                    known[i, :, :] = 0
+                    runs[i, 1, :] = 4  # the counter's unknown cards per seat (row 0: me)
+                    runs[i, 1, 0] = 0
+                    erratic[i, :] = False
+            else:
+                st_i[i, 1] += 1
+            if o[fields[F_RESHUFFLED]] and kind == COUNTER:
+                known[i, :, :] = 0
+                runs[i, 1, :] = 4
+                runs[i, 1, 0] = 0
+                erratic[i, :] = False
+            action = _play(
+                kind,
+                o,
+                m,
+                u,
+                fields,
+                seats,
+                act,
+                n,
+                v,
+                st_i[i],
+                order[i],
+                quiet[i],
+                runs[i],
+                known[i],
+                erratic[i],
+                params,
+            )
+        else:
+            st_i[i, 0] = 0
+            if phase == 0:  # Phase.SIGN
+                action = act[A_SIGN0] + int(u[D_SIGN] * E) if m[act[A_SIGN0]] else act[A_READY]
+            elif phase == 2:  # Phase.PAUSE
+                action = act[A_START]
+            else:
+                action = 0
+        out[i] = action if m[action] else 0
+
+
+class BatchedBots:
+    """Bot seats as rows: ``reset_rows`` gives rows a bot (a fresh one, as at a match start), ``act``
+    decides all rows from their observations, masks and this tick's draws.
+
+    State lives in numpy arrays, one row per seat (round flags, the collector's target and
+    tie-break order, the eavesdropper's silence and pulse-run counters, the counter's record), and
+    is plain data: :meth:`state_dict` / :meth:`load_state_dict` carry it through a checkpoint.
+    """
+
+    def __init__(self, num_players: int, rows: int) -> None:
+        assert Phase.SIGN == 0 and Phase.PLAY == 1 and Phase.PAUSE == 2  # the kernel's phase codes
+        self.n, self.v, self.rows = num_players, num_values(num_players), int(rows)
+        layout = _layout(num_players)
+        self._fields, self._seats = layout["fields"], layout["seats"]
+        self._act, self._calls = layout["actions"], layout["calls"]
+        self.params = np.array(
+            [
+                CollectorBot.patience,
+                EavesdropperBot.silence_ticks,
+                EavesdropperBot.steady_pulses,
+                CounterBot.threshold,
+                CounterBot.keep_weight,
+                DecoyBot.cover_rate,
+            ],
+            np.float64,
+        )
+        assert not CounterBot.record_quatro  # the kernel plays the default counter
+        n, v = self.n, self.v
+        self.kinds = np.full(self.rows, NO_BOT, np.int64)
+        self.st_i = np.zeros((self.rows, 4), np.int64)  # in play, tick in round, target, waited
+        self.order = np.zeros((self.rows, v), np.int64)
+        self.quiet = np.zeros((self.rows, n // 2), np.int64)
+        self.runs = np.zeros((self.rows, 2, n), np.int64)  # run emoji / run length (counter: unknown)
+        self.known = np.zeros((self.rows, n, v), np.int64)
+        self.erratic = np.zeros((self.rows, n), np.bool_)
+        self.num_draws = num_draws(num_players)
+
+    @staticmethod
+    def kind_ids(names: Sequence[str]) -> np.ndarray:
+        unknown = sorted(set(names) - set(KINDS))
+        if unknown:
+            raise ValueError(f"bot: no batched version of {unknown}; known: {list(KINDS)}")
+        return np.array([KINDS.index(name) for name in names], np.int64)
+
+    def reset_rows(self, rows: np.ndarray, kinds: np.ndarray) -> None:
+        """A new bot in each of ``rows`` (kind ids, :data:`KINDS`, or :data:`NO_BOT`): not in a round yet."""
+        kinds = np.asarray(kinds, np.int64)
+        if kinds.size and (kinds.min() < NO_BOT or kinds.max() >= len(KINDS)):
+            raise ValueError(
+                f"kinds: bot ids lie in [{NO_BOT}, {len(KINDS) - 1}], got {kinds.min()}..{kinds.max()}"
+            )
+        self.kinds[rows] = kinds
+        self.st_i[rows] = 0
+
+    def active_rows(self) -> np.ndarray:
+        """The rows a bot plays."""
+        return np.flatnonzero(self.kinds != NO_BOT)
+
+    def name(self, row: int) -> str | None:
+        """The bot playing ``row`` (None: no bot)."""
+        kind = int(self.kinds[row])
+        return None if kind == NO_BOT else KINDS[kind]
+
+    def act(
+        self, obs: np.ndarray, masks: np.ndarray, draws: np.ndarray, rows: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Actions of ``rows`` (default: all) from their ``[R, obs_dim]`` observations, masks and
+        ``[R, num_draws]`` uniform draws."""
+        sel = np.arange(self.rows) if rows is None else np.asarray(rows, np.int64)
+        if (self.kinds[sel] == NO_BOT).any():
+            raise ValueError("rows: a row no bot plays was asked to act")
+        out = np.zeros(len(sel), np.int64)
+        st = [a[sel] for a in (self.st_i, self.order, self.quiet, self.runs, self.known, self.erratic)]
+        _act_rows(
+            self.kinds[sel],
+            np.ascontiguousarray(obs),
+            np.ascontiguousarray(masks),
+            np.ascontiguousarray(draws, dtype=np.float64),
+            self._fields,
+            self._seats,
+            self._act,
+            self._calls,
+            self.n,
+            self.v,
+            *st,
+            self.params,
+            out,
+        )
+        for array, new in zip(
+            (self.st_i, self.order, self.quiet, self.runs, self.known, self.erratic), st, strict=True
+        ):
+            array[sel] = new
+        return out
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        names = ("kinds", "st_i", "order", "quiet", "runs", "known", "erratic")
+        return {name: torch.from_numpy(getattr(self, name).copy()) for name in names}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        for name, tensor in state.items():
+            current = getattr(self, name)
+            value = tensor.numpy()
+            if value.shape != current.shape or value.dtype != current.dtype:
+                want, got = f"{current.dtype}{list(current.shape)}", f"{value.dtype}{list(value.shape)}"
+                raise ValueError(f"bots.{name}: expected {want}, got {got}")
+            current[...] = value
