@@ -61,7 +61,7 @@ def test_binary_and_missing_config_files_are_named(tmp_path, capsys):
     assert "cannot read a YAML text file (not UTF-8 text)" in _train_fails(["--config", str(binary)], capsys)
     binary.write_bytes(b"run_name: x\x00\x01\n")
     assert "a binary file, not YAML text" in _train_fails(["--config", str(binary)], capsys)
-    assert "No such file" in _train_fails(["--config", str(tmp_path / "none.yaml")], capsys)
+    assert "no such file" in _train_fails(["--config", str(tmp_path / "none.yaml")], capsys)
 
 
 @pytest.mark.parametrize(
@@ -70,10 +70,10 @@ def test_binary_and_missing_config_files_are_named(tmp_path, capsys):
         (["--updates", "0"], "argument --updates: expected a whole number >= 1, got 0"),
         (["--updates", "-3"], "argument --updates: expected a whole number >= 1, got -3"),
         (["--config", SMOKE, "num_envs"], "override 'num_envs': expected key=value"),
-        (["--config", SMOKE, "=3"], "override '=3': empty field name"),
+        (["--config", SMOKE, "=3"], "override '=3': expected key=value"),
         (
             ["--config", SMOKE, "num_envs=[1"],
-            "override 'num_envs=[1': the value is not a YAML scalar or list",
+            "override 'num_envs=[1': the value is not valid YAML",
         ),
         (["--config", SMOKE, "lerning_rate=0.1"], "lerning_rate: Extra inputs are not permitted"),
         (["--resume", "nowhere.pt"], "checkpoint 'nowhere.pt': no such file"),
@@ -152,7 +152,8 @@ def test_a_checkpoint_of_another_network_is_refused_and_the_trainer_left_as_it_w
     with pytest.raises(ValueError, match=r"does not fit this trainer \(RuntimeError: Error\(s\) in loading"):
         trainer.load_state_dict(other.state_dict())
     after = trainer.state_dict()
-    assert after["update"] == before["update"] == 1 and after["bots"] == before["bots"]
+    assert after["update"] == before["update"] == 1
+    assert all(torch.equal(before["bots"][k], after["bots"][k]) for k in before["bots"])
     for key in ("model", "opponent"):
         assert all(torch.equal(before[key][k], after[key][k]) for k in before[key])
     assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in before["engine"])
