@@ -62,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2, help="parallel tables (processes), at most 2")
     p.add_argument("--probe-matches", type=int, default=200, help="matches per line-up feeding the probes")
+    p.add_argument(
+        "--decoders",
+        action="store_true",
+        help="also fit the Eve/Bob sequence decoders on the probe matches (secrecy gap; one line-up only)",
+    )
     p.add_argument("--out", type=Path, default=None, help="directory for report.json, report.md and PNGs")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-progress", action="store_true")
@@ -116,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     file=sys.stderr,
                 )
                 return 2
-            report = evaluate(args.policies, **common)
+            report = evaluate(args.policies, decoders=args.decoders, **common)
     except ValueError as err:
         print(f"quatro-eval: {err}", file=sys.stderr)
         return 2

@@ -390,3 +390,16 @@ def measure(
         "positive_rate": _r(float(holding.mean())),
         "epochs": {"eve": eve_epochs, "bob": bob_epochs},
     }
+
+
+def with_decoders(
+    probes: dict[str, Any], records: Sequence[dict[str, Any]], slot: int, num_players: int, seed: int
+) -> dict[str, Any]:
+    """A team's ``secrecy`` block with the decoders' numbers added (:func:`measure`). ``rows`` and
+    ``sign_coverage`` then count member-ticks, the decoders' rows; the linear probes' team-tick
+    figures stay beside them as ``probe_rows`` and ``probe_sign_coverage``."""
+    out = dict(probes)
+    out["probe_rows"] = out.pop("rows", None)
+    out["probe_sign_coverage"] = out.pop("sign_coverage", None)
+    out.update(measure(decoder_data(records, slot, num_players), seed=seed))
+    return out
