@@ -20,7 +20,9 @@ from pathlib import Path
 from quatro_env.eval.harness import evaluate
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
-BOTS = ("collector", "honest", "shout", "decoy", "eavesdropper", "counter", "cover")
+#: the order is the order of measurement: the references of the scale and ppo_4p first
+FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
+BOTS = ("honest", "cover", "shout", "counter", "decoy", "eavesdropper", "collector")
 CONFIG = {"round_seconds": 60, "points_to_win": 3}
 
 
@@ -72,7 +74,8 @@ def main() -> None:
     path = OUT / "secrecy.json"
     done = json.loads(path.read_text()) if path.exists() else {"rows": []}
     have = {r["policy"] for r in done["rows"]}
-    for policy in args.only or [*BOTS, *checkpoints()]:
+    order = list(dict.fromkeys([*FIRST, *BOTS, *checkpoints()]))
+    for policy in args.only or order:
         if policy in have:
             continue
         row = measure(policy, args.matches, args.seed)

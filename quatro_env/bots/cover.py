@@ -101,7 +101,7 @@ class CoverBot(HonestBot):
     def _just_before_pulse(self, obs: np.ndarray) -> bool:
         """My next pulse is at the end of the *next* tick (an exchange now, the sign then)."""
         _, age = self.view.pulse(obs, 0)
-        return age != NO_PULSE and age + 2 >= self.period
+        return age != NO_PULSE and age + 2 == self.period
 
     def _completes(self, obs: np.ndarray) -> bool:
         """The exchange the collector would make now gives me a quartet (three held, the fourth shown)."""

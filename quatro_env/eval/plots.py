@@ -180,3 +180,31 @@ def secrecy_frontier(
     )
     ax.legend(fontsize=7, loc="best", ncol=2)
     return _save(plt, fig, path)
+
+
+def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
+    """The best response's win rate against the frozen policy over its training agent-steps."""
+    plt = _plt()
+    curve = result["curve"]
+    x = [c["agent_steps"] for c in curve]
+    w = [c["win_rate"] for c in curve]
+    lo = [c["win_rate"] - c["win_ci95"][0] for c in curve]
+    hi = [c["win_ci95"][1] - c["win_rate"] for c in curve]
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    ax.errorbar(x, w, yerr=[lo, hi], fmt="o-", capsize=3, label=f"every {curve[0]['matches']} matches")
+    ax.errorbar(
+        [result["agent_steps"]],
+        [result["win_rate"]],
+        yerr=[[result["win_rate"] - result["win_ci95"][0]], [result["win_ci95"][1] - result["win_rate"]]],
+        fmt="s",
+        color="C3",
+        capsize=4,
+        label=f"final, {result['matches']} matches",
+    )
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("best response's training agent-steps")
+    ax.set_ylabel("best response's win rate (95% Wilson CI)")
+    ax.set_title(f"exploitability of {result['policy']} (init: {result['init']})", fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(plt, fig, path)

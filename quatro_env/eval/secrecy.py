@@ -162,12 +162,12 @@ class FitConfig:
     hidden: int = 64
     lr: float = 3e-3
     batch: int = 32
-    max_epochs: int = 12
+    max_epochs: int = 8
     patience: int = 5  # epochs without a better validation loss before stopping (with a validation set)
     weight_decay: float = 1e-4
     #: share of the training matches held out for early stopping; 0 (default): a fixed number of epochs
     #: (on a few hundred matches the quartet rows number a few hundred, and a validation set that
-    #: small stopped Eve early at a held-out AUC 0.1 below what twelve epochs reach)
+    #: small stopped Eve early at a held-out AUC 0.1 below what eight epochs reach)
     val_fraction: float = 0.0
 
 
