@@ -5,6 +5,7 @@ The registry :data:`quatro_env.quatro.bots.BOT_POLICIES` maps each name to its c
 
 from quatro_env.bots.base import BotPolicy, ObservationView, ScriptedBot
 from quatro_env.bots.basic import CollectorBot, IdleBot, RandomBot, RandomCallerBot
+from quatro_env.bots.cover import CoverBot, ShoutBot
 from quatro_env.bots.listening import CounterBot, EavesdropperBot
 from quatro_env.bots.signalling import DecoyBot, HonestBot, ListenerBot
 
@@ -12,6 +13,7 @@ __all__ = [
     "BotPolicy",
     "CollectorBot",
     "CounterBot",
+    "CoverBot",
     "DecoyBot",
     "EavesdropperBot",
     "HonestBot",
@@ -21,4 +23,5 @@ __all__ = [
     "RandomBot",
     "RandomCallerBot",
     "ScriptedBot",
+    "ShoutBot",
 ]

@@ -87,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=200,
         help="matches per line-up feeding the probes (0: none)",
     )
+    p.add_argument(
+        "--decoders",
+        action="store_true",
+        help="also fit the Eve/Bob sequence decoders on the probe matches (secrecy gap; one line-up only)",
+    )
     p.add_argument("--out", type=Path, default=None, help="directory for report.json, report.md and PNGs")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(
@@ -184,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     file=sys.stderr,
                 )
                 return 2
-            report = evaluate(args.policies, **common)
+            report = evaluate(args.policies, decoders=args.decoders, **common)
     except ValueError as err:  # a bad policy, parameter or rule: one line, exit 2
         print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2

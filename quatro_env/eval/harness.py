@@ -17,6 +17,7 @@ import numpy as np
 from quatro_env.eval.metrics import probe_rows, secrecy, summarize_lineup, team_metrics
 from quatro_env.eval.policies import PolicySpec, as_policy
 from quatro_env.eval.runner import run_lineups
+from quatro_env.eval.secrecy import with_decoders
 from quatro_env.quatro.config import QuatroConfig
 
 SCHEMA = "quatro-eval/1"
@@ -74,10 +75,13 @@ def evaluate(
     workers: int = 2,
     progress: bool = True,
     replays: str | Path | None = None,
+    decoders: bool = False,
 ) -> dict[str, Any]:
     """Play ``matches`` matches of one line-up: ``policies[k]`` plays one team (``num_players / 2``
     policies; any mix of bot names, checkpoints, callables — see :func:`as_policy`). Seats rotate
-    between matches. The first ``probe_matches`` matches feed the secrecy probe."""
+    between matches. The first ``probe_matches`` matches feed the secrecy probe, and with
+    ``decoders`` also the Eve/Bob decoders (:mod:`quatro_env.eval.secrecy`; about a minute per team
+    on 200 matches)."""
     cfg = make_config(config)
     specs = [as_policy(p) for p in policies]
     t0 = time.perf_counter()
@@ -88,6 +92,7 @@ def evaluate(
         seed=seed,
         max_rounds=max_rounds,
         probe_matches=probe_matches,
+        view_matches=probe_matches if decoders else 0,
         workers=workers,
         progress=progress,
         desc=" vs ".join(_labels(specs)),
@@ -96,6 +101,8 @@ def evaluate(
     lineup = summarize_lineup(records, _labels(specs), cfg.tick_seconds)
     for k, team in enumerate(lineup["teams"]):
         team["secrecy"] = secrecy(*probe_rows(records, k), seed=seed)
+        if decoders:
+            team["secrecy"] = with_decoders(team["secrecy"], records, k, cfg.num_players, seed)
     return {
         "schema": SCHEMA,
         "kind": "evaluate",

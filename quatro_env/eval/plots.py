@@ -135,3 +135,76 @@ def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -
     if report["kind"] == "cross_play":
         paths.append(matrix_heatmap(report, out / f"{prefix}cross_play.png"))
     return paths
+
+
+def secrecy_frontier(
+    rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]], path: str | Path
+) -> Path:
+    """Strength against secrecy, one point per policy: win rate against counter (filled) and against
+    its trained best response (hollow, where measured) over the secrecy gap (Bob − Eve, time-matched),
+    with the 95 % intervals of both."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.2, 5.0))
+    for k, r in enumerate(rows):
+        s = r["secrecy"]
+        if s.get("gap") is None:
+            continue
+        color = f"C{k % 10}"
+        gap, (glo, ghi) = s["gap"], s["gap_ci95"]
+        w, (wlo, whi) = r["win_rate_vs_counter"], r["win_ci95"]
+        ax.errorbar(
+            gap,
+            w,
+            xerr=[[gap - glo], [ghi - gap]],
+            yerr=[[w - wlo], [whi - w]],
+            fmt="o",
+            color=color,
+            capsize=3,
+            label=r["policy"],
+        )
+        e = exploit.get(r["policy"])
+        if e is not None:
+            b, (blo, bhi) = 1 - e["win_rate"], e["win_ci95"]  # the policy's win rate = 1 - the BR's
+            ax.errorbar(
+                gap, b, yerr=[[b - (1 - bhi)], [(1 - blo) - b]], fmt="o", mfc="none", color=color, capsize=3
+            )
+            ax.annotate(
+                "vs its best response", (gap, b), fontsize=7, xytext=(4, -10), textcoords="offset points"
+            )
+    ax.axvline(0, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("secrecy gap: Bob − Eve, time-matched AUC (95% match-bootstrap CI)")
+    ax.set_ylabel("match win rate (95% Wilson CI)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title(
+        "strength vs secrecy: filled = against counter, hollow = against its best response", fontsize=9
+    )
+    ax.legend(fontsize=7, loc="best", ncol=2)
+    return _save(plt, fig, path)
+
+
+def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
+    """The best response's win rate against the frozen policy over its training agent-steps."""
+    plt = _plt()
+    curve = result["curve"]
+    x = [c["agent_steps"] for c in curve]
+    w = [c["win_rate"] for c in curve]
+    lo = [c["win_rate"] - c["win_ci95"][0] for c in curve]
+    hi = [c["win_ci95"][1] - c["win_rate"] for c in curve]
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    ax.errorbar(x, w, yerr=[lo, hi], fmt="o-", capsize=3, label=f"every {curve[0]['matches']} matches")
+    ax.errorbar(
+        [result["agent_steps"]],
+        [result["win_rate"]],
+        yerr=[[result["win_rate"] - result["win_ci95"][0]], [result["win_ci95"][1] - result["win_rate"]]],
+        fmt="s",
+        color="C3",
+        capsize=4,
+        label=f"final, {result['matches']} matches",
+    )
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("best response's training agent-steps")
+    ax.set_ylabel("best response's win rate (95% Wilson CI)")
+    ax.set_title(f"exploitability of {result['policy']} (init: {result['init']})", fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(plt, fig, path)

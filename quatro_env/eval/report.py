@@ -168,3 +168,32 @@ def _partner_play_lines(report: dict[str, Any]) -> list[str]:
             lines.append(f"| **{a}** | " + " | ".join(cell(i, j) for j in range(len(labels))) + " |")
         lines.append("")
     return lines
+
+
+def _interval(ci: list | None) -> str:
+    return "—" if not ci or ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]] | None = None) -> str:
+    """The Eve/Bob table of ``scripts/secrecy_frontier.py``: one row per policy (its matches against
+    counter), time-matched AUCs with their bootstrap intervals, the gap, the plain and clock AUCs,
+    and the best response's win rate where one was trained."""
+    exploit = exploit or {}
+    lines = [
+        "| policy | win vs counter [95% CI] | Eve tm-AUC [CI] | Bob tm-AUC [CI] | gap Bob − Eve [CI] "
+        "| Eve / Bob / clock AUC | sign coverage | rows (matches) | best response wins [CI] |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        s = r["secrecy"]
+        e = exploit.get(r["policy"])
+        br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}"
+        lines.append(
+            f"| {r['policy']} | {_ci(r['win_rate_vs_counter'], r['win_ci95'])} "
+            f"| {_f(s['eve_tm_auc'])} {_interval(s.get('eve_tm_ci95'))} "
+            f"| {_f(s['bob_tm_auc'])} {_interval(s.get('bob_tm_ci95'))} "
+            f"| {_f(s['gap'])} {_interval(s['gap_ci95'])} "
+            f"| {_f(s['eve_auc'])} / {_f(s['bob_auc'])} / {_f(s['clock_auc'])} "
+            f"| {_f(s['sign_coverage'])} | {s['rows']} ({s['matches']}) | {br} |"
+        )
+    return "\n".join(lines)

@@ -93,8 +93,13 @@ class MatchRunner:
             self._actors[key] = self.policies[slot].build(self.n, 0, member=seat // self.num_teams)
         return self._actors[key]
 
-    def play(self, match_index: int, seed: int, record_probe: bool = False) -> dict[str, Any]:
-        """Play match ``match_index`` to its end (or ``max_rounds``); return its record."""
+    def play(
+        self, match_index: int, seed: int, record_probe: bool = False, record_views: bool = False
+    ) -> dict[str, Any]:
+        """Play match ``match_index`` to its end (or ``max_rounds``); return its record.
+
+        ``record_views`` keeps, for every play tick that does not end its round, every seat's
+        observation after the tick with the labels the Eve/Bob decoders need (:mod:`.secrecy`)."""
         engine, enc, obs, masks = self.engine, self.encoder, self.obs, self.masks
         n, nt = self.n, self.num_teams
         seeds = np.random.SeedSequence([seed, match_index]).generate_state(n + 1)
@@ -126,6 +131,10 @@ class MatchRunner:
         probe_s: list[np.ndarray] = []
         probe_y: list[np.ndarray] = []
         round_len = 0
+        views: dict[str, list] | None = (
+            {"obs": [], "holds": [], "sign": [], "tick": [], "round": []} if record_views else None
+        )
+        round_number = 0
 
         while True:
             for seat in range(n):
@@ -188,6 +197,7 @@ class MatchRunner:
                 if result.round_ended:
                     round_ticks.append(round_len)
                     round_len = 0
+                    round_number += 1
                     since = [None] * n
                 else:
                     for s in range(n):
@@ -206,6 +216,8 @@ class MatchRunner:
                                 np.int8,
                             )
                         )
+                    if views is not None:
+                        self._record_view(views, since, round_len - 1, round_number)
             if result.match_over or engine.rounds_completed >= self.max_rounds:
                 break
         if writer is not None:
@@ -228,7 +240,16 @@ class MatchRunner:
             "listen": listen,
             "illegal": illegal,
             "probe": None,
+            "views": None,
         }
+        if views is not None and views["tick"]:
+            record["views"] = {
+                "obs": np.stack(views["obs"]),  # [ticks, seats, obs_dim] uint8, absolute seat order
+                "holds": np.array(views["holds"], bool),  # [ticks, seats]: the seat holds a quartet
+                "sign": np.array(views["sign"], bool),  # [ticks, seats]: the seat shows its team sign
+                "tick": np.array(views["tick"], np.int32),  # play tick within the round
+                "round": np.array(views["round"], np.int32),  # round number within the match
+            }
         if tracker is not None and probe_x:
             record["probe"] = {
                 "x": np.stack(probe_x),  # [ticks, teams, features]
@@ -237,13 +258,36 @@ class MatchRunner:
             }
         return record
 
+    def _record_view(self, views: dict[str, list], since: list[int | None], tick: int, rnd: int) -> None:
+        """One decoder row per seat: the observations after the tick, who holds a quartet, who shows
+        the team sign (on the floor, its last pulse since taking it was the sign)."""
+        e, nt = self.engine, self.num_teams
+        views["obs"].append(self.obs.copy())
+        views["holds"].append([s is not None for s in since])
+        views["sign"].append(
+            [
+                bool(e.floor[s])
+                and e.pulse_anchor[s] is not None
+                and e.last_pulse[s] is not None
+                and e.last_pulse[s][0] == e.team_sign[s % nt]
+                for s in range(self.n)
+            ]
+        )
+        views["tick"].append(tick)
+        views["round"].append(rnd)
+
 
 # ---------------------------------------------------------------------------- parallel tables
 _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(
-    config: QuatroConfig, max_rounds: int, seed: int, probe_matches: int, replay_dir: str | None = None
+    config: QuatroConfig,
+    max_rounds: int,
+    seed: int,
+    probe_matches: int,
+    view_matches: int = 0,
+    replay_dir: str | None = None,
 ) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     _WORKER.clear()
@@ -252,6 +296,7 @@ def _init_worker(
         max_rounds=max_rounds,
         seed=seed,
         probe_matches=probe_matches,
+        view_matches=view_matches,
         runners={},
         replay_dir=replay_dir,
     )
@@ -263,7 +308,15 @@ def _run_chunk(job: tuple[int, tuple[PolicySpec, ...], list[int]]) -> tuple[int,
     if key not in runners:
         runners[key] = MatchRunner(_WORKER["config"], policies, _WORKER["max_rounds"], _WORKER["replay_dir"])
     runner = runners[key]
-    out = [runner.play(m, _WORKER["seed"], record_probe=m < _WORKER["probe_matches"]) for m in matches]
+    out = [
+        runner.play(
+            m,
+            _WORKER["seed"],
+            record_probe=m < _WORKER["probe_matches"],
+            record_views=m < _WORKER["view_matches"],
+        )
+        for m in matches
+    ]
     return key, out
 
 
@@ -275,6 +328,7 @@ def run_lineups(
     seed: int = 0,
     max_rounds: int = 20,
     probe_matches: int = 0,
+    view_matches: int = 0,
     workers: int = 1,
     chunk: int = 10,
     progress: bool = True,
@@ -282,7 +336,9 @@ def run_lineups(
     replay_dir: str | Path | None = None,
 ) -> list[list[dict[str, Any]]]:
     """Play ``num_matches`` matches for every line-up (one policy per team); records per line-up,
-    in match order. ``workers`` processes (at most 2) play tables in parallel. With ``replay_dir``
+    in match order. ``workers`` processes (at most 2) play tables in parallel. The first
+    ``probe_matches`` matches record the linear probes' rows, the first ``view_matches`` the
+    observations the Eve/Bob decoders read (:mod:`quatro_env.eval.secrecy`). With ``replay_dir``
     every match is also written there as a replay file."""
     replay_dir = None if replay_dir is None else str(replay_dir)
     if num_matches <= 0:
@@ -305,7 +361,7 @@ def run_lineups(
         bar = tqdm(total=num_matches * len(lineups), desc=desc, unit="match", dynamic_ncols=True)
     try:
         if workers == 1:
-            _init_worker(config, max_rounds, seed, probe_matches, replay_dir)
+            _init_worker(config, max_rounds, seed, probe_matches, view_matches, replay_dir)
             for job in jobs:
                 key, recs = _run_chunk(job)
                 results[key].extend(recs)
@@ -313,7 +369,7 @@ def run_lineups(
                     bar.update(len(recs))
         else:
             ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            init = (config, max_rounds, seed, probe_matches, replay_dir)
+            init = (config, max_rounds, seed, probe_matches, view_matches, replay_dir)
             with ctx.Pool(workers, _init_worker, init) as pool:
                 for key, recs in pool.imap_unordered(_run_chunk, jobs):
                     results[key].extend(recs)

@@ -6,7 +6,8 @@ live in :mod:`quatro_env.bots`; their rules are documented there and in ``docs/e
 
 ``BOT_POLICIES[name](num_players, seed)`` builds one seat's policy. The ladder, bottom up:
 ``idle``, ``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``,
-``counter``; and ``listener``, a training partner that only calls «Quatro» on its partner's sign.
+``counter``; and ``listener``, a training partner that only calls «Quatro» on its partner's sign;
+``cover`` and ``shout``, the reference codes of the secrecy scale (a secret code and a readable one).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from quatro_env.bots import (
     BotPolicy,
     CollectorBot,
     CounterBot,
+    CoverBot,
     DecoyBot,
     EavesdropperBot,
     HonestBot,
@@ -25,6 +27,7 @@ from quatro_env.bots import (
     RandomBot,
     RandomCallerBot,
     ScriptedBot,
+    ShoutBot,
 )
 
 BOT_POLICIES: dict[str, Callable[..., BotPolicy]] = {
@@ -37,6 +40,8 @@ BOT_POLICIES: dict[str, Callable[..., BotPolicy]] = {
     "eavesdropper": EavesdropperBot,
     "counter": CounterBot,
     "listener": ListenerBot,
+    "cover": CoverBot,
+    "shout": ShoutBot,
 }
 
 __all__ = [

@@ -1,0 +1,405 @@
+"""Eve and Bob: learned sequence decoders that measure how secret a team's code is (issue 18).
+
+The question, per member ``s`` of the measured team and per play tick: *does ``s`` hold a quartet
+now* (after the tick; the tick that ends a round is left out, as for the linear probes)?
+
+* **Eve** reads, tick by tick, exactly the observation vector of an opponent — the seat one place
+  clockwise of ``s`` (``(s + 1) mod n``, always on another team, Q2) — as the runner hands it to that
+  seat's policy. Whatever an opponent can see (center, every exchange, floors, each pulse's emoji and
+  seat, votes, clocks, scores, its own hand) Eve sees, and provably nothing more.
+* **Bob** reads the same vector plus the *partner's extra*: the private block of ``s``'s partner
+  (its hand, the team sign, its own emoji, reminder, rejected slot — ``ObservationEncoder.private``).
+  He knows everything Eve knows and what the partner knows besides. The key is also *applied* for him:
+  one product per seat of its last pulse's emoji and the team sign (does seat ``r``'s last pulse show
+  our sign?) — a fixed function of the two inputs above, no information beyond them, but a model
+  fitted on a few hundred matches cannot discover a 24-way equality test that changes every round.
+
+Both are the same model — a linear embedding, a one-layer GRU over the ticks of a round (causal: a
+tick's score uses only that tick and the ones before it) and a logistic head — fitted from scratch
+on the training matches and scored on held-out matches (a split by match).
+
+The headline is the **time-matched AUC**: the AUC over (quartet, no-quartet) pairs of held-out rows
+*of the same round tick* (:func:`quatro_env.eval.probe.time_matched_auc`). Knowing *when* quartets
+happen is worth a plain AUC of 0.8-0.9 on its own; on same-tick pairs any function of the clock
+scores exactly 0.5, so the clock is removed exactly. The **secrecy gap** is Bob − Eve on it. The 95 %
+intervals come from a bootstrap over held-out *matches* (rows of one match move together).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: ticks at or beyond this share one stratum (as the linear probes' ``round_time`` clip)
+TICK_CLIP = 120
+BOOTSTRAP = 500
+
+
+def eve_seat(seat: int, num_players: int) -> int:
+    """The opponent whose view Eve reads for member ``seat``: the next seat clockwise (another team)."""
+    return (seat + 1) % num_players
+
+
+def partner_seat(seat: int, num_players: int) -> int:
+    return (seat + num_players // 2) % num_players  # Q2
+
+
+def private_size(num_players: int) -> int:
+    """Length of the private block that opens every egocentric observation (``encoding.py``)."""
+    from quatro_env.quatro.encoding import make_blocks
+
+    return make_blocks(num_players)[0].size
+
+
+@dataclass
+class DecoderData:
+    """One sequence per (match, member, round): Eve's inputs, Bob's extra, labels and round ticks."""
+
+    eve: list[np.ndarray]  # [ticks, obs_dim] uint8: the opponent's observations
+    extra: list[np.ndarray]  # [ticks, private] uint8: the partner's private block
+    y: list[np.ndarray]  # [ticks] bool: the member holds a quartet
+    tick: list[np.ndarray]  # [ticks] play tick of the round
+    sign: list[np.ndarray]  # [ticks] bool: the member shows the team sign
+    match: np.ndarray  # [sequences] match index (the unit of the split and of the bootstrap)
+
+    keyed: list[np.ndarray]  # [ticks, seats] uint8: seat r's last pulse (Eve's view) is the sign
+
+    def bob(self, k: int) -> np.ndarray:
+        return np.concatenate([self.eve[k], self.extra[k], self.keyed[k]], axis=1)
+
+
+def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks, seats]: for each seat of Eve's egocentric view, 1 if its last pulse's emoji is the
+    team sign held in the partner's private block (a function of Bob's two inputs)."""
+    from quatro_env.quatro.cards import NUM_EMOJIS as e
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(num_players)
+    sign = extra[:, enc.offsets["self.sign"] : enc.offsets["self.sign"] + e].astype(np.int32)
+    out = np.zeros((eve.shape[0], num_players), np.uint8)
+    for r in range(num_players):
+        at = enc.offsets[f"seat[{r}].pulse_emoji"]
+        out[:, r] = (eve[:, at : at + e].astype(np.int32) * sign).sum(axis=1) > 0
+    return out
+
+
+def decoder_data(records: Sequence[dict[str, Any]], slot: int, num_players: int) -> DecoderData:
+    """The decoder sequences of every team that ``slot`` played, from records made with views."""
+    n, nt, p = num_players, num_players // 2, private_size(num_players)
+    data = DecoderData([], [], [], [], [], np.zeros(0, np.int64), [])
+    matches: list[int] = []
+    for r in records:
+        v = r.get("views")
+        if v is None:
+            continue
+        for team, s_ in enumerate(r["team_slot"]):
+            if s_ != slot:
+                continue
+            for seat in (team, team + nt):
+                for rnd in np.unique(v["round"]):
+                    at = v["round"] == rnd
+                    data.eve.append(v["obs"][at, eve_seat(seat, n)])
+                    data.extra.append(v["obs"][at, partner_seat(seat, n), :p])
+                    data.y.append(v["holds"][at, seat])
+                    data.tick.append(v["tick"][at])
+                    data.sign.append(v["sign"][at, seat])
+                    matches.append(int(r["match"]))
+                    data.keyed.append(keyed_features(data.eve[-1], data.extra[-1], n))
+    data.match = np.asarray(matches, np.int64)
+    return data
+
+
+# ------------------------------------------------------------------------------ the model
+def _torch():
+    import torch
+
+    return torch
+
+
+def _build_model(input_dim: int, hidden: int, scale: np.ndarray):
+    torch = _torch()
+    nn = torch.nn
+
+    class SequenceDecoder(nn.Module):
+        """Embedding → GRU over the round's ticks → logit of "holds a quartet" at every tick."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("inv_scale", torch.as_tensor(1.0 / scale, dtype=torch.float32))
+            self.embed = nn.Sequential(nn.Linear(input_dim, hidden), nn.ReLU())
+            self.gru = nn.GRU(hidden, hidden, batch_first=True)
+            self.head = nn.Linear(hidden, 1)
+
+        def forward(self, x):  # x [B, T, D] uint8 → logits [B, T]
+            out, _ = self.gru(self.embed(x.float() * self.inv_scale))
+            return self.head(out).squeeze(-1)
+
+    return SequenceDecoder()
+
+
+def _batches(seqs: Sequence[np.ndarray], labels: Sequence[np.ndarray], order: np.ndarray, size: int):
+    """Padded batches ``(x [B, T, D], y [B, T], valid [B, T])`` of the sequences in ``order``."""
+    torch = _torch()
+    for start in range(0, len(order), size):
+        idx = order[start : start + size]
+        t = max(len(labels[i]) for i in idx)
+        x = np.zeros((len(idx), t, seqs[idx[0]].shape[1]), np.uint8)
+        y = np.zeros((len(idx), t), np.float32)
+        valid = np.zeros((len(idx), t), bool)
+        for row, i in enumerate(idx):
+            k = len(labels[i])
+            x[row, :k], y[row, :k], valid[row, :k] = seqs[i], labels[i], True
+        yield torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(valid)
+
+
+@dataclass
+class FitConfig:
+    """The decoders' training recipe (the same for Eve and Bob)."""
+
+    hidden: int = 64
+    lr: float = 3e-3
+    batch: int = 32
+    max_epochs: int = 8
+    patience: int = 5  # epochs without a better validation loss before stopping (with a validation set)
+    weight_decay: float = 1e-4
+    #: share of the training matches held out for early stopping; 0 (default): a fixed number of epochs
+    #: (on a few hundred matches the quartet rows number a few hundred, and a validation set that
+    #: small stopped Eve early at a held-out AUC 0.1 below what eight epochs reach)
+    val_fraction: float = 0.0
+
+
+def fit_decoder(
+    seqs: Sequence[np.ndarray],
+    labels: Sequence[np.ndarray],
+    train: np.ndarray,
+    val: np.ndarray,
+    seed: int,
+    fit: FitConfig | None = None,
+    start=None,
+):
+    """Fit a decoder on the ``train`` sequences, keep the epoch with the best BCE on ``val``;
+    return ``(model, epochs_run)``. ``start``: a fitted decoder on the first columns of these inputs
+    (Eve, for Bob) whose weights it starts from, the extra columns' weights at zero — so Bob begins
+    where Eve ended and the gap measures what his extra inputs add, not a luckier initialisation."""
+    torch = _torch()
+    fit = fit or FitConfig()
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([seqs[i] for i in train])
+    scale = np.maximum(rows.max(axis=0).astype(np.float32), 1.0)
+    model = _build_model(rows.shape[1], fit.hidden, scale)
+    if start is not None:
+        _warm_start(model, start)
+    opt = torch.optim.AdamW(model.parameters(), lr=fit.lr, weight_decay=fit.weight_decay)
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    y_train = np.concatenate([labels[i] for i in train]).astype(bool)
+    # quartet rows are a few per cent: weigh them up to balance the classes (as the linear probes do)
+    pos_weight = torch.tensor(min(50.0, (~y_train).sum() / max(1, y_train.sum())))
+
+    def val_loss() -> float:
+        total = count = 0.0
+        with torch.no_grad():
+            for x, y, valid in _batches(seqs, labels, val, 256):
+                total += float(bce(model(x)[valid], y[valid], pos_weight=pos_weight, reduction="sum"))
+                count += float(valid.sum())
+        return total / max(count, 1.0)
+
+    best, best_state, stale, epoch = float("inf"), None, 0, 0
+    if start is not None and len(val):
+        best, best_state = val_loss(), {k: v.clone() for k, v in model.state_dict().items()}
+    for epoch in range(1, fit.max_epochs + 1):
+        model.train()
+        for x, y, valid in _batches(seqs, labels, rng.permutation(train), fit.batch):
+            loss = bce(model(x)[valid], y[valid], pos_weight=pos_weight)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        model.eval()
+        current = val_loss() if len(val) else -epoch
+        if current < best - 1e-5:
+            best, stale = current, 0
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        else:
+            stale += 1
+            if stale >= fit.patience:
+                break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    return model, epoch
+
+
+def _warm_start(model, start) -> None:
+    """Copy ``start``'s weights into ``model``; its input layer gets zero weights on the new columns."""
+    torch = _torch()
+    with torch.no_grad():
+        k = start.embed[0].weight.shape[1]
+        model.embed[0].weight.zero_()
+        model.embed[0].weight[:, :k] = start.embed[0].weight
+        model.inv_scale[:k] = start.inv_scale
+        for name, param in start.state_dict().items():
+            if name not in ("embed.0.weight", "inv_scale"):
+                model.state_dict()[name].copy_(param)
+
+
+def predict(model, seqs: Sequence[np.ndarray], labels: Sequence[np.ndarray], idx: np.ndarray) -> np.ndarray:
+    """Scores (probabilities) of the rows of the sequences ``idx``, concatenated in that order."""
+    torch = _torch()
+    out = []
+    with torch.no_grad():
+        for x, _, valid in _batches(seqs, labels, idx, 256):
+            out.append(torch.sigmoid(model(x))[valid].numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+# ------------------------------------------------------------------------------ scoring
+def weighted_time_matched_auc(
+    y: np.ndarray, scores: np.ndarray, strata: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """The time-matched AUC under each row of ``weights`` [B, rows] (a row's weight: how many times
+    its match was drawn); ``weights`` of ones gives :func:`~quatro_env.eval.probe.time_matched_auc`.
+    Pairs within a stratum, ties count a half; NaN where no stratum has both classes."""
+    weights = np.atleast_2d(np.asarray(weights, np.float64))
+    scores = np.round(np.asarray(scores, np.float64), 6)
+    y = np.asarray(y, bool)
+    num = np.zeros(weights.shape[0])
+    den = np.zeros(weights.shape[0])
+    for value in np.unique(strata):
+        here = np.flatnonzero(strata == value)
+        pos, neg = here[y[here]], here[~y[here]]
+        if not pos.size or not neg.size:
+            continue
+        levels, inv = np.unique(scores[here], return_inverse=True)
+        onehot = np.zeros((here.size, levels.size))
+        onehot[np.arange(here.size), inv] = 1.0
+        is_pos = y[here]
+        wp = weights[:, pos] @ onehot[is_pos]  # [B, levels]: positive weight at each score level
+        wn = weights[:, neg] @ onehot[~is_pos]
+        below = np.cumsum(wn, axis=1) - wn  # negative weight strictly below each level
+        num += (wp * below).sum(axis=1) + 0.5 * (wp * wn).sum(axis=1)
+        den += wp.sum(axis=1) * wn.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def bootstrap_weights(groups: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """[draws, rows]: each draw resamples the distinct ``groups`` (matches) with replacement."""
+    unique, inv = np.unique(groups, return_inverse=True)
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(unique.size, np.full(unique.size, 1.0 / unique.size), size=draws)
+    return counts[:, inv].astype(np.float64)
+
+
+def _ci(values: np.ndarray) -> list[float | None]:
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return [None, None]
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return [round(float(lo), 4), round(float(hi), 4)]
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 4)
+
+
+def measure(
+    data: DecoderData,
+    seed: int = 0,
+    test_fraction: float = 0.3,
+    fit: FitConfig | None = None,
+    bootstrap: int = BOOTSTRAP,
+) -> dict[str, Any]:
+    """Fit Eve and Bob on the training matches of ``data`` and score them on the held-out ones.
+
+    Returns the ``secrecy`` block of a report: the time-matched and plain AUCs of Eve and Bob, the
+    gap with its bootstrap interval, the clock-only AUC (P(quartet | round tick) from the training
+    rows), the sign coverage (share of quartet rows on which the member shows the sign) and sizes."""
+    from sklearn.metrics import roc_auc_score
+
+    fit = fit or FitConfig()
+    groups = np.unique(data.match)
+    empty = {
+        "eve_tm_auc": None,
+        "bob_tm_auc": None,
+        "gap": None,
+        "gap_ci95": [None, None],
+        "eve_auc": None,
+        "bob_auc": None,
+        "clock_auc": None,
+        "sign_coverage": None,
+        "rows": int(sum(len(y) for y in data.y)),
+        "matches": int(groups.size),
+    }
+    if groups.size < 4:
+        return empty
+    rng = np.random.default_rng(seed)
+    test_groups = rng.choice(groups, size=max(1, int(round(test_fraction * groups.size))), replace=False)
+    rest = np.setdiff1d(groups, test_groups)
+    val_groups = rng.choice(rest, size=int(round(fit.val_fraction * rest.size)), replace=False)
+    seq_test = np.isin(data.match, test_groups)
+    seq_val = np.isin(data.match, val_groups) & ~seq_test
+    test, val = np.flatnonzero(seq_test), np.flatnonzero(seq_val)
+    train = np.flatnonzero(~seq_test & ~seq_val)
+    y_all = data.y
+    y_test = np.concatenate([y_all[i] for i in test]).astype(bool)
+    y_train = np.concatenate([y_all[i] for i in np.concatenate([train, val])]).astype(bool)
+    if y_test.all() or not y_test.any() or y_train.all() or not y_train.any():
+        return empty
+    bob_seqs = [data.bob(k) for k in range(len(data.y))]
+    eve_model, eve_epochs = fit_decoder(data.eve, y_all, train, val, seed, fit)
+    bob_model, bob_epochs = fit_decoder(bob_seqs, y_all, train, val, seed, fit, start=eve_model)
+    eve = predict(eve_model, data.eve, y_all, test)
+    bob = predict(bob_model, bob_seqs, y_all, test)
+    strata = np.minimum(np.concatenate([data.tick[i] for i in test]), TICK_CLIP)
+    rows_match = np.concatenate([np.full(len(y_all[i]), data.match[i]) for i in test])
+
+    # the clock alone: P(quartet | round tick) on the training rows, scored on the held-out rows
+    train_idx = np.concatenate([train, val])
+    tick_train = np.minimum(np.concatenate([data.tick[i] for i in train_idx]), TICK_CLIP)
+    rate = np.bincount(tick_train, weights=y_train.astype(float), minlength=TICK_CLIP + 1) / np.maximum(
+        np.bincount(tick_train, minlength=TICK_CLIP + 1), 1
+    )
+    clock_auc = float(roc_auc_score(y_test, rate[strata]))
+
+    ones = np.ones((1, y_test.size))
+    eve_tm = float(weighted_time_matched_auc(y_test, eve, strata, ones)[0])
+    bob_tm = float(weighted_time_matched_auc(y_test, bob, strata, ones)[0])
+    w = bootstrap_weights(rows_match, bootstrap, seed + 1)
+    eve_b = weighted_time_matched_auc(y_test, eve, strata, w)
+    bob_b = weighted_time_matched_auc(y_test, bob, strata, w)
+    holding = np.concatenate(y_all).astype(bool)
+    shown = np.concatenate(data.sign).astype(bool)
+    return {
+        "eve_tm_auc": _r(eve_tm),
+        "bob_tm_auc": _r(bob_tm),
+        "gap": _r(bob_tm - eve_tm),
+        "gap_ci95": _ci(bob_b - eve_b),
+        "eve_auc": _r(float(roc_auc_score(y_test, eve))),
+        "bob_auc": _r(float(roc_auc_score(y_test, bob))),
+        "clock_auc": _r(clock_auc),
+        "sign_coverage": _r(float(shown[holding].mean())) if holding.any() else None,
+        "rows": int(holding.size),
+        "matches": int(groups.size),
+        "eve_tm_ci95": _ci(eve_b),
+        "bob_tm_ci95": _ci(bob_b),
+        "test_matches": int(test_groups.size),
+        "test_rows": int(y_test.size),
+        "positive_rate": _r(float(holding.mean())),
+        "epochs": {"eve": eve_epochs, "bob": bob_epochs},
+    }
+
+
+def with_decoders(
+    probes: dict[str, Any], records: Sequence[dict[str, Any]], slot: int, num_players: int, seed: int
+) -> dict[str, Any]:
+    """A team's ``secrecy`` block with the decoders' numbers added (:func:`measure`). ``rows`` and
+    ``sign_coverage`` then count member-ticks, the decoders' rows; the linear probes' team-tick
+    figures stay beside them as ``probe_rows`` and ``probe_sign_coverage``."""
+    out = dict(probes)
+    out["probe_rows"] = out.pop("rows", None)
+    out["probe_sign_coverage"] = out.pop("sign_coverage", None)
+    out.update(measure(decoder_data(records, slot, num_players), seed=seed))
+    return out

@@ -1,0 +1,107 @@
+"""Measure every ladder bot and shipped checkpoint with the Eve/Bob decoders (issue 18).
+
+Each policy plays ``--matches`` matches against ``counter`` (6 players: against two counter teams) on
+the PPO evaluation config (round 60 s, 3 points, at most 10 rounds); the same matches give its win
+rate against counter and its secrecy (Eve/Bob time-matched AUCs, gap with a match bootstrap CI).
+Results accumulate in ``docs/results/secrecy/secrecy.json`` (a policy already there is skipped:
+the job can be stopped and resumed); then the table ``secrecy.md`` and the frontier plot
+``frontier.png`` are written (with best-response win rates from ``exploit_*.json`` where measured).
+
+    OMP_NUM_THREADS=1 python scripts/secrecy_frontier.py --matches 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from quatro_env.eval.harness import evaluate
+
+OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
+#: the order is the order of measurement: the references of the scale and ppo_4p first
+FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
+BOTS = ("honest", "cover", "shout", "counter", "decoy", "eavesdropper", "collector")
+CONFIG = {"round_seconds": 60, "points_to_win": 3}
+
+
+def checkpoints() -> list[str]:
+    from baselines.policy import shipped_checkpoints
+
+    return sorted(shipped_checkpoints())
+
+
+def measure(policy: str, matches: int, seed: int) -> dict:
+    players = 6 if policy.endswith("_6p") else 4
+    lineup = [policy] + ["counter"] * (players // 2 - 1)
+    t0 = time.perf_counter()
+    report = evaluate(
+        lineup,
+        matches=matches,
+        config={**CONFIG, "num_players": players},
+        seed=seed,
+        max_rounds=10,
+        probe_matches=matches,
+        workers=2,
+        progress=False,
+        decoders=True,
+    )
+    team = report["lineups"][0]["teams"][0]
+    sec = dict(team["secrecy"])
+    for key in ("baseline", "outsider", "partner"):  # the linear probes: keep the AUCs, drop the ROC points
+        if sec.get(key):
+            sec[key] = {k: v for k, v in sec[key].items() if k != "roc"}
+    return {
+        "policy": policy,
+        "players": players,
+        "opponent": "counter",
+        "matches": matches,
+        "win_rate_vs_counter": team["win_rate"],
+        "win_ci95": team["win_ci95"],
+        "secrecy": sec,
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--matches", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--only", nargs="*", default=None, help="measure only these policies")
+    args = p.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / "secrecy.json"
+    done = json.loads(path.read_text()) if path.exists() else {"rows": []}
+    have = {r["policy"] for r in done["rows"]}
+    order = list(dict.fromkeys([*FIRST, *BOTS, *checkpoints()]))
+    for policy in args.only or order:
+        if policy in have:
+            continue
+        row = measure(policy, args.matches, args.seed)
+        s = row["secrecy"]
+        print(
+            f"{policy}: win vs counter {row['win_rate_vs_counter']}, Eve {s['eve_tm_auc']} Bob "
+            f"{s['bob_tm_auc']} gap {s['gap']} {s['gap_ci95']} ({row['wall_seconds']} s)",
+            flush=True,
+        )
+        done["rows"].append(row)
+        done["command"] = f"OMP_NUM_THREADS=1 python scripts/secrecy_frontier.py --matches {args.matches}"
+        path.write_text(json.dumps(done, indent=1) + "\n")
+    write_outputs(done)
+
+
+def write_outputs(done: dict) -> None:
+    from quatro_env.eval.plots import secrecy_frontier
+    from quatro_env.eval.report import secrecy_table
+
+    exploit = {}
+    for f in sorted(OUT.glob("exploit_*.json")):
+        e = json.loads(f.read_text())
+        exploit[e["policy"]] = e
+    (OUT / "secrecy.md").write_text(secrecy_table(done["rows"], exploit) + "\n")
+    secrecy_frontier(done["rows"], exploit, OUT / "frontier.png")
+
+
+if __name__ == "__main__":
+    main()

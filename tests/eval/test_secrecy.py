@@ -1,0 +1,164 @@
+"""Eve/Bob decoders (issue 18): what each one reads, the clock removed exactly, intervals that shrink."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from quatro_env.bots import HonestBot
+from quatro_env.eval import secrecy as S
+from quatro_env.eval.policies import as_policy
+from quatro_env.eval.probe import time_matched_auc
+from quatro_env.eval.runner import MatchRunner
+from quatro_env.quatro import QuatroConfig
+
+CFG = dict(round_seconds=30, points_to_win=2)
+
+
+class RecordingHonest(HonestBot):
+    """Honest, keeping every observation it is handed (what a policy in its seat sees)."""
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.seen: list[np.ndarray] = []
+
+    def act(self, observation, mask):
+        self.seen.append(observation.copy())
+        return super().act(observation, mask)
+
+
+def _is_ordered_subsequence(rows: np.ndarray, seen: list[np.ndarray]) -> bool:
+    k = 0
+    for row in rows:
+        while k < len(seen) and not np.array_equal(seen[k], row):
+            k += 1
+        if k == len(seen):
+            return False
+        k += 1
+    return True
+
+
+@pytest.mark.parametrize("n", (4, 6))
+def test_eve_reads_an_opponents_observation_and_bob_exactly_the_partners_extra(n):
+    """Every Eve row is an observation the opponent's policy was handed, in order; Bob's input is Eve's
+    plus the partner's private block (as handed to the partner) plus the keyed products of the two."""
+    cfg = QuatroConfig(num_players=n, **CFG)
+    teams = n // 2
+    runner = MatchRunner(cfg, [as_policy(RecordingHonest)] * teams, max_rounds=3)
+    record = runner.play(0, seed=3, record_views=True)
+    assert record["views"] is not None
+    p = S.private_size(n)
+    for slot in range(teams):
+        data = S.decoder_data([record], slot, n)
+        team = record["team_slot"].index(slot)
+        members = [team, team + teams]
+        per_member = len(data.eve) // 2  # sequences: member 0's rounds, then member 1's
+        for j, seat in enumerate(members):
+            eve_actor = runner.actor(record["team_slot"][S.eve_seat(seat, n) % teams], S.eve_seat(seat, n))
+            partner = S.partner_seat(seat, n)
+            partner_actor = runner.actor(slot, partner)
+            assert S.eve_seat(seat, n) % teams != seat % teams  # Eve is never on the measured team
+            eve_rows = np.concatenate(data.eve[j * per_member : (j + 1) * per_member])
+            extra = np.concatenate(data.extra[j * per_member : (j + 1) * per_member])
+            assert _is_ordered_subsequence(eve_rows, eve_actor.seen)
+            assert _is_ordered_subsequence(extra, [o[:p] for o in partner_actor.seen])
+            for k in range(j * per_member, (j + 1) * per_member):
+                bob = data.bob(k)
+                d = data.eve[k].shape[1]
+                assert np.array_equal(bob[:, :d], data.eve[k])
+                assert np.array_equal(bob[:, d : d + p], data.extra[k])
+                assert np.array_equal(bob[:, d + p :], S.keyed_features(data.eve[k], data.extra[k], n))
+                assert bob.shape[1] == d + p + n
+
+
+def test_the_keyed_feature_is_the_sign_shown_by_the_member():
+    """The products Bob gets flag exactly the rows on which the member's last pulse is the team sign
+    (the member is the last seat of Eve's egocentric view)."""
+    cfg = QuatroConfig(num_players=4, **CFG)
+    runner = MatchRunner(cfg, [as_policy("honest"), as_policy("honest")], max_rounds=4)
+    data = S.decoder_data([runner.play(m, 1, record_views=True) for m in range(3)], 0, 4)
+    keyed = np.concatenate(data.keyed)[:, 3].astype(bool)
+    shown = np.concatenate(data.sign)
+    assert shown.any()
+    assert np.array_equal(keyed & shown, shown)  # showing the sign ⇒ its last pulse is the sign
+
+
+def test_weighted_time_matched_auc_equals_the_probes_and_the_clock_scores_one_half():
+    rng = np.random.default_rng(0)
+    y = rng.random(3000) < 0.2
+    tick = rng.integers(0, 30, 3000)
+    scores = y * 0.3 + rng.random(3000) + 0.02 * tick
+    ones = np.ones((1, y.size))
+    ours = S.weighted_time_matched_auc(y, scores, tick, ones)[0]
+    assert ours == pytest.approx(time_matched_auc(y.astype(int), scores, tick), abs=1e-9)
+    clock_only = np.sin(tick) + tick  # any function of the round tick
+    assert S.weighted_time_matched_auc(y, clock_only, tick, ones)[0] == pytest.approx(0.5)
+
+
+def test_bootstrap_intervals_shrink_with_matches():
+    """The same decoder quality measured on 40 and on 400 matches: the interval narrows ~√10."""
+    rng = np.random.default_rng(1)
+
+    def width(matches: int) -> float:
+        rows = 60 * matches
+        group = np.repeat(np.arange(matches), 60)
+        y = rng.random(rows) < 0.1
+        tick = np.tile(np.arange(60), matches)
+        scores = y * 0.8 + rng.normal(size=rows)
+        w = S.bootstrap_weights(group, 300, seed=2)
+        lo, hi = np.percentile(S.weighted_time_matched_auc(y, scores, tick, w), [2.5, 97.5])
+        return hi - lo
+
+    small, large = width(40), width(400)
+    assert large < 0.5 * small
+
+
+def test_measure_reports_every_field_and_bob_never_reads_less_than_eve_on_honest():
+    cfg = QuatroConfig(num_players=4, **CFG)
+    runner = MatchRunner(cfg, [as_policy("honest"), as_policy("counter")], max_rounds=4)
+    records = [runner.play(m, 0, record_views=True) for m in range(24)]
+    out = S.measure(S.decoder_data(records, 0, 4), seed=0, fit=S.FitConfig(max_epochs=3), bootstrap=50)
+    for key in (
+        "eve_tm_auc",
+        "bob_tm_auc",
+        "gap",
+        "gap_ci95",
+        "eve_auc",
+        "bob_auc",
+        "clock_auc",
+        "sign_coverage",
+        "rows",
+        "matches",
+    ):
+        assert key in out
+    assert out["matches"] == 24 and out["rows"] > 0
+    lo, hi = out["gap_ci95"]
+    assert lo <= out["gap"] <= hi
+
+
+def test_quatro_eval_decoders_fill_the_secrecy_block(tmp_path):
+    import json
+
+    from quatro_env.eval.cli import main
+
+    rc = main(
+        ["shout", "counter", "--matches", "10", "--decoders", "--no-progress", "--workers", "1"]
+        + ["--round-seconds", "30", "--points-to-win", "2", "--out", str(tmp_path), "--no-plots"]
+    )
+    assert rc == 0
+    team = json.loads((tmp_path / "report.json").read_text())["lineups"][0]["teams"][0]
+    sec = team["secrecy"]
+    assert {"eve_tm_auc", "bob_tm_auc", "gap", "gap_ci95", "clock_auc", "matches"} <= set(sec)
+    assert sec["matches"] == 10 and sec["outsider"] is not None  # the linear probes stay beside it
+    assert "probe_rows" in sec
+
+
+@pytest.mark.slow
+def test_the_scale_honest_and_shout_are_read_by_eve():
+    """The readable end of the scale: Eve reads honest and shout at time-matched AUC ≥ 0.75."""
+    cfg = QuatroConfig(num_players=4, round_seconds=60, points_to_win=3)
+    for bot in ("honest", "shout"):
+        runner = MatchRunner(cfg, [as_policy(bot), as_policy("counter")], max_rounds=10)
+        records = [runner.play(m, 0, record_views=True) for m in range(120)]
+        out = S.measure(S.decoder_data(records, 0, 4), seed=0, bootstrap=100)
+        assert out["eve_tm_auc"] >= 0.75, (bot, out)

@@ -1,0 +1,103 @@
+"""The reference codes of the secrecy scale (issue 18): ``cover`` and ``shout`` do what they say."""
+
+from __future__ import annotations
+
+import pytest
+
+from quatro_env.eval.policies import as_policy
+from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.quatro.cards import is_quartet
+from quatro_env.quatro.engine import Phase
+from tests.eval.helpers import Table
+
+CODERS = (0, 2)  # the measured team; seats 1 and 3 collect and never call
+
+
+def _play(bot: str, ticks: int = 1500, seed: int = 0, **config):
+    """Run a cover/shout team against collectors; per play tick: (events, quartet held before the tick,
+    floors after it, the seats' calls)."""
+    name, _, params = bot.partition(":")
+    kwargs = dict(p.split("=") for p in params.split(",") if p)
+    kwargs = {k: (v == "true") if v in ("true", "false") else int(v) for k, v in kwargs.items()}
+    bots = {s: BOT_POLICIES[name](4, seed + s, **kwargs) for s in CODERS}
+    bots.update({1: "collector", 3: "collector"})
+    table = Table(bots, seed=seed, points_to_win=3, round_seconds=60, **config)
+    e = table.engine
+    rows = []
+    for _ in range(ticks):
+        if e.match_over:
+            break
+        playing = e.phase == Phase.PLAY
+        before = [is_quartet(e.hands[s]) for s in range(4)] if playing else [False] * 4
+        tick = e.tick
+        events = table.step()
+        if playing:
+            rows.append((tick, events, before, list(e.floor), list(e.team_sign)))
+    return table, rows
+
+
+@pytest.mark.parametrize("bot", ("cover", "cover:pulse_timing=true", "cover:partner_delay=2", "shout"))
+def test_the_sign_pulses_only_with_a_quartet_and_the_partner_calls_on_it(bot):
+    table, rows = _play(bot)
+    sign_pulses = calls = 0
+    for _, events, before, _, signs in rows:
+        for ev in events:
+            if ev.kind == "pulse" and ev.seat in CODERS and ev.data["emoji"] == signs[ev.seat % 2]:
+                sign_pulses += 1
+                assert before[ev.seat] or any(x.kind == "exchange" and x.seat == ev.seat for x in events)
+            if ev.kind == "call" and ev.seat in CODERS:
+                calls += 1
+                assert ev.data["kind"] == "quatro" and ev.data["correct"]
+    assert sign_pulses > 0 and calls > 0
+
+
+def test_cover_holds_both_floors_and_shows_a_fresh_non_sign_emoji_at_every_other_pulse():
+    table, rows = _play("cover")
+    emojis = set()
+    pulses = 0
+    for _, events, _, _, signs in rows[3:]:
+        for ev in events:
+            assert not (ev.kind == "floor_released" and ev.seat in CODERS and ev.data["reason"] == "released")
+            if ev.kind == "pulse" and ev.seat in CODERS:
+                pulses += 1
+                if ev.data["emoji"] != signs[ev.seat % 2]:
+                    emojis.add(ev.data["emoji"])
+    assert pulses > 20 and len(emojis) > 10  # a stream of random covers, not a fixed pattern
+
+
+def test_cover_pulse_timing_exchanges_only_on_the_tick_before_its_pulse():
+    table, rows = _play("cover:pulse_timing=true")
+    period = table.engine.durations.pulse
+    last_pulse: dict[int, int] = {}
+    exchanges = 0
+    for tick, events, _, _, _ in rows:
+        for ev in events:
+            if ev.kind == "exchange" and ev.seat in CODERS and ev.seat in last_pulse:
+                exchanges += 1
+                assert tick == last_pulse[ev.seat] + period - 1, (tick, last_pulse[ev.seat])
+        for ev in events:
+            if ev.kind == "pulse" and ev.seat in CODERS:
+                last_pulse[ev.seat] = tick
+            if ev.kind in ("round_end", "blank_round") or ev.kind == "call":
+                last_pulse.clear()
+    assert exchanges > 5
+
+
+def test_shout_shows_nothing_until_a_quartet_then_the_sign_at_once():
+    table, rows = _play("shout")
+    for _, events, _, _, signs in rows:
+        for ev in events:
+            if ev.kind == "pulse" and ev.seat in CODERS:
+                assert ev.data["emoji"] == signs[ev.seat % 2]
+
+
+@pytest.mark.parametrize("bad", ("cover:partner_delay=-1", "cover:partner_delay=1.5", "cover:pulse_timing=2"))
+def test_cover_rejects_bad_options(bad):
+    with pytest.raises((ValueError, TypeError), match="partner_delay|pulse_timing"):
+        as_policy(bad)
+
+
+def test_cover_and_shout_are_registered():
+    from quatro_env.bots import CoverBot, ShoutBot
+
+    assert BOT_POLICIES["cover"] is CoverBot and BOT_POLICIES["shout"] is ShoutBot
