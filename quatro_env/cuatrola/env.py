@@ -141,11 +141,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         if self.render_mode == "rgb_array":
-            from quatro_env.render.other_games import draw_cuatrola
+            from quatro_env.render.cuatrola import draw_cuatrola
 
             return draw_cuatrola(self.game, self.possible_agents)
         if self.render_mode == "human":
-            from quatro_env.render.other_games import draw_cuatrola
+            from quatro_env.render.cuatrola import draw_cuatrola
             from quatro_env.render.window import show_or_print
 
             game, names = self.game, self.possible_agents

@@ -14,11 +14,12 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quatro_env import cuatrola_v0
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
 from quatro_env.common.aec_tournament import AECPolicy, play_aec_games
 from quatro_env.common.stats import wilson_interval
 from quatro_env.cuatrola.bots import BOTS
-from quatro_env.cuatrola.env import AGENTS
+from quatro_env.cuatrola.env import AGENTS, raw_env
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,9 @@ def run_matchup(bot_a: str, bot_b: str, matches: int, seed: int = 0) -> MatchupR
             for seat, agent in enumerate(AGENTS)
         }
 
-    returns = play_aec_games(lambda: cuatrola_v0.env(reward="hand"), make_policies, matches, seed)
+    returns = play_aec_games(
+        lambda: OrderEnforcingWrapper(raw_env(reward="hand")), make_policies, matches, seed
+    )
     margins = [ret[AGENTS[pair_a_seat(seed + g)]] for g, ret in enumerate(returns)]
     wins = sum(m > 0 for m in margins)
     low, high = wilson_interval(wins, matches)

@@ -162,11 +162,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return None
         game = self._require_game()
         if self.render_mode == "rgb_array":
-            from quatro_env.render.other_games import draw_kwartet
+            from quatro_env.render.kwartet import draw_kwartet
 
             return draw_kwartet(game)
         if self.render_mode == "human":
-            from quatro_env.render.other_games import draw_kwartet
+            from quatro_env.render.kwartet import draw_kwartet
             from quatro_env.render.window import show_or_print
 
             self._window = show_or_print(

@@ -19,11 +19,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
 from quatro_env.common.aec_tournament import play_aec_games
 from quatro_env.common.stats import wilson_interval
 from quatro_env.kwartet.bots import make_bot
 from quatro_env.kwartet.config import KwartetConfig
-from quatro_env.kwartet_v0 import env as make_env
+from quatro_env.kwartet.env import raw_env
 
 MATCHUPS = (("memory", "random"), ("random", "random"), ("random", "memory"))
 
@@ -69,7 +71,9 @@ def play_matchup(
             for seat, agent in enumerate(agents)
         }
 
-    results = play_aec_games(lambda: make_env(**config.model_dump()), make_policies, num_games, seed)
+    results = play_aec_games(
+        lambda: OrderEnforcingWrapper(raw_env(**config.model_dump())), make_policies, num_games, seed
+    )
     sole = shared = 0
     for g, returns in enumerate(results):
         is_sole, is_shared = classify(returns, agents[(seed + g) % n])

@@ -23,6 +23,14 @@ TABLE_SIZES = (4, 6, 8)  # Q1
 OBSERVED_TICKS_MAX = 255
 
 
+#: the built-in bot policies (Q22), bottom of the ladder up; ``quatro.bots.BOT_POLICIES`` builds them.
+#: Named here, not imported from there, so that the rules layer never imports the bots above it.
+BOT_POLICY_NAMES = (
+    "idle", "random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter", "listener",
+    "cover", "shout",
+)  # fmt: skip
+
+
 class QuatroConfig(BaseModel):
     """Configuration of a Quatro table; defaults are the source's values (Q6).
 
@@ -83,10 +91,10 @@ class QuatroConfig(BaseModel):
                 raise ValueError(
                     f"disconnect_schedule: entry ({tick}, {seat}) needs tick >= 0 and seat in 0..{n - 1}"
                 )
-        from quatro_env.quatro.bots import BOT_POLICIES  # late import: bots depend on the config
-
-        if self.bot_policy not in BOT_POLICIES:
-            raise ValueError(f"bot_policy: unknown policy {self.bot_policy!r}; known: {sorted(BOT_POLICIES)}")
+        if self.bot_policy not in BOT_POLICY_NAMES:
+            raise ValueError(
+                f"bot_policy: unknown policy {self.bot_policy!r}; known: {sorted(BOT_POLICY_NAMES)}"
+            )
         return self
 
 

@@ -9,6 +9,7 @@ disc with the emoji's index (0..23), so every emoji stays distinguishable in a v
 from __future__ import annotations
 
 import colorsys
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,35 @@ def seat_positions(
         angle = np.pi / 2 + 2 * np.pi * r / n
         out[(first + r) % n] = (int(cx + rx * np.cos(angle)), int(cy + ry * np.sin(angle)))
     return out
+
+
+TABLE_WIDTH, TABLE_HEIGHT = 800, 600  # the companion games' pictures
+
+
+def seat_box(
+    c: Canvas,
+    x: int,
+    y: int,
+    w: int,
+    title: str,
+    cards: Sequence[str],
+    lines: Sequence[str],
+    colour,
+    active: bool,
+) -> None:
+    rows = max(1, (len(cards) + 7) // 8)
+    h = 30 + 30 * rows + 16 * len(lines)
+    c.box(
+        (x - w // 2, y - h // 2, x + w // 2, y + h // 2),
+        (255, 255, 255),
+        (242, 193, 78) if active else colour,
+        width=5 if active else 3,
+    )
+    top = y - h // 2
+    c.text((x - w // 2 + 8, top + 5), title, 13, bold=True)
+    for k, label in enumerate(cards):
+        cx = x - w // 2 + 8 + 28 * (k % 8)
+        cy = top + 24 + 30 * (k // 8)
+        c.card(cx, cy, label, w=26, h=28)
+    for k, line in enumerate(lines):
+        c.text((x - w // 2 + 8, top + 28 + 30 * rows + 16 * k), line, 11, INK)
