@@ -9,7 +9,7 @@ from quatro_env.quatro.config import BOT_POLICY_NAMES, QuatroConfig
 
 
 def test_the_config_names_exactly_the_registered_bots():
-    assert BOT_POLICY_NAMES == tuple(BOT_POLICIES)
+    assert tuple(BOT_POLICIES) == BOT_POLICY_NAMES
 
 
 def test_an_unknown_bot_policy_is_refused_naming_the_known_ones():

@@ -37,6 +37,7 @@ from quatro_env.quatro.encoding import CLIP, make_blocks
 SIGN, PLAY, PAUSE, OVER = 0, 1, 2, 3
 NONE_CALL, QUATRO_CALL, CONTRA_CALL, BLANK_CALL = -1, 0, 1, 2  # encoder's _CALL_KINDS
 HOST_SEAT = 0  # Q11 [decision]
+MAX_TICKS = 2**30  # the longest phase or cooldown the int32 clocks hold, with room for arithmetic
 
 _M32 = 0xFFFFFFFF
 # draw purposes (each at most once per table and tick, Q5 retries get their own ids)
@@ -94,7 +95,9 @@ class BatchedQuatroEngine:
         elif config_kwargs:
             config = config.model_copy(update=config_kwargs)
             config = QuatroConfig(**config.model_dump())  # re-validate
-        if int(num_envs) < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise ValueError(f"num_envs: an integer number of tables, got {num_envs!r}")
+        if num_envs < 1:
             raise ValueError(f"num_envs: need at least one table, got {num_envs}")
         self.config = cfg = config
         self.num_envs = B = int(num_envs)
@@ -104,6 +107,12 @@ class BatchedQuatroEngine:
         self.v = v = num_values(n)
         self.deck = deck_size(n)
         self.durations = to_ticks(cfg)
+        for name, ticks in vars(self.durations).items():
+            if ticks > MAX_TICKS:  # the tables' clocks are int32
+                raise ValueError(
+                    f"{name}_seconds: {ticks} ticks is beyond the batched engine's int32 clocks "
+                    f"(at most {MAX_TICKS} ticks; the reference engine plays any length)"
+                )
         self.codec = codec = ActionCodec(n)
         self.num_actions = A = codec.num_actions
         self.record_draws = record_draws
@@ -206,6 +215,9 @@ class BatchedQuatroEngine:
         codes = torch.arange(2**nk)
         self._mask_lut = ((codes[:, None] >> kinds.cpu()[None, :]) & 1).to(i8).to(dev)  # [2**13, A]
         self._masks_flat = self.masks.view(B * n, A)
+        # What the caller gets is a copy: legality is judged on the engine's own masks (Q29), so a
+        # caller writing into the returned buffer (``res.masks.fill_(1)``) changes no rule.
+        self.mask_out = torch.empty_like(self.masks)
         self.final_observations = z(B, n, D, dt=torch.uint8) if keep_final else None
         self.final_masks = z(B, n, A, dt=i8) if keep_final else None
         self.backend = _resolve_backend(backend, dev)
@@ -300,7 +312,7 @@ class BatchedQuatroEngine:
         self._compute_masks()
         self.rewards.zero_()
         zeros = torch.zeros(B, dtype=torch.bool, device=self.device)
-        return StepResult(self.observations, self.masks, self.rewards, zeros, zeros.clone(), {})
+        return StepResult(self.observations, self._published_masks(), self.rewards, zeros, zeros.clone(), {})
 
     def _reset_rows(self, rows: torch.Tensor) -> None:
         """A fresh match on the tables in ``rows`` (bool [B]): QuatroEngine.reset."""
@@ -444,8 +456,15 @@ class BatchedQuatroEngine:
         torch.index_select(self._mask_lut, 0, code.view(-1).long(), out=self._masks_flat)
 
     # ================================================================== the tick (Q9)
+    def _published_masks(self) -> torch.Tensor:
+        self.mask_out.copy_(self.masks)
+        return self.mask_out
+
     def step(self, actions: torch.Tensor) -> StepResult:
         """Play one tick on every table; finished tables are reset at once (same step)."""
+        actions = torch.as_tensor(actions)
+        if actions.dtype == torch.bool or actions.is_floating_point() or actions.is_complex():
+            raise ValueError(f"actions: integer action indices, got dtype {actions.dtype}")
         if self.backend == "numba":
             return self._step_numba(actions)
         B, n, T = self.num_envs, self.n, self.num_teams
@@ -527,7 +546,9 @@ class BatchedQuatroEngine:
         self._compute_masks()
         info["done"] = done
         info["illegal"] = illegal
-        return StepResult(self.observations, self.masks, self.rewards, terminated, truncated, info)
+        return StepResult(
+            self.observations, self._published_masks(), self.rewards, terminated, truncated, info
+        )
 
     # ------------------------------------------------------------------ one position of the order
     def _put(self, x: torch.Tensor, where: torch.Tensor, value) -> None:
@@ -1278,7 +1299,7 @@ class BatchedQuatroEngine:
         self._nb_encode_masks(all_rows, True, self.observations.numpy(), self.masks.numpy(), S, V)
         self.rewards.zero_()
         zeros = torch.zeros(self.num_envs, dtype=torch.bool)
-        return StepResult(self.observations, self.masks, self.rewards, zeros, zeros.clone(), {})
+        return StepResult(self.observations, self._published_masks(), self.rewards, zeros, zeros.clone(), {})
 
     def _step_numba(self, actions) -> StepResult:
         nb = self._nb
@@ -1344,7 +1365,12 @@ class BatchedQuatroEngine:
         info["done"] = self._nb_done.clone()
         info["illegal"] = illegal.clone()
         return StepResult(
-            self.observations, self.masks, self.rewards, self._nb_term.clone(), self._nb_trunc.clone(), info
+            self.observations,
+            self._published_masks(),
+            self.rewards,
+            self._nb_term.clone(),
+            self._nb_trunc.clone(),
+            info,
         )
 
     def _nb_draws(self) -> dict[str, Any]:

@@ -1,0 +1,64 @@
+"""The batched engine's own inputs (#15 items 5 and 6): legality is judged on the engine's state,
+never on the buffer handed to the caller (Q29), and wrong types are refused naming the field."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.batched.engine import MAX_TICKS
+from tests.batched.test_batched import BACKENDS
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_caller_writing_into_the_returned_masks_changes_no_rule(backend):
+    """Q29: after ``res.masks.fill_(1)`` an action the rules forbid is still refused."""
+    engine = BatchedQuatroEngine(4, seed=0, backend=backend)
+    res = engine.reset(seed=0)
+    own = res.masks.clone()
+    res.masks.fill_(1)  # the caller scribbles over its copy
+    forbidden = (own[0, 0] == 0).nonzero()[:, 0]
+    assert len(forbidden) > 0
+    actions = torch.zeros(4, 4, dtype=torch.long)
+    actions[0, 0] = int(forbidden[0])
+    with pytest.raises(ValueError, match="illegal action for table 0 seat 0"):
+        engine.step(actions)
+    res = engine.step(torch.zeros(4, 4, dtype=torch.long))  # still usable; its masks are the rules'
+    assert torch.equal(res.masks, engine.masks)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_masks_stay_the_rules_through_play(backend):
+    """Played with the sampler, the published masks equal the engine's own after every tick."""
+    engine = BatchedQuatroEngine(8, seed=1, backend=backend)
+    res = engine.reset(seed=1)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(40):
+        res.masks.zero_()
+        res = engine.step(engine.sample_actions(gen))
+        assert torch.equal(res.masks, engine.masks)
+
+
+@pytest.mark.parametrize("num_envs", ["4", 4.0, True, None])
+def test_num_envs_must_be_an_integer(num_envs):
+    with pytest.raises(ValueError, match="num_envs: an integer number of tables"):
+        BatchedQuatroEngine(num_envs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bool])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_or_bool_actions_are_refused(dtype, backend):
+    engine = BatchedQuatroEngine(2, seed=0, backend=backend)
+    engine.reset(seed=0)
+    before = engine.observations.clone()
+    with pytest.raises(ValueError, match=f"actions: integer action indices, got dtype {dtype}"):
+        engine.step(torch.zeros(2, 4, dtype=dtype))
+    assert torch.equal(engine.observations, before) and int(engine.tick[0]) == 0
+
+
+def test_a_duration_beyond_the_int32_clocks_is_refused_naming_it():
+    """``round_seconds=2e9`` used to wrap the int32 clock (a blank round after one tick)."""
+    with pytest.raises(ValueError, match=r"round_seconds: 4000000000 ticks is beyond"):
+        BatchedQuatroEngine(2, round_seconds=2e9)
+    BatchedQuatroEngine(2, round_seconds=MAX_TICKS * 0.5)  # the longest it holds: accepted
