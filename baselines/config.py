@@ -54,11 +54,12 @@ class Stage(BaseModel):
 
 
 def _known_bots(names: tuple[str, ...], field: str) -> tuple[str, ...]:
-    from quatro_env.quatro.bots import BOT_POLICIES
+    """Training bots: the ones the trainer plays batched (quatro_env.bots.batched.KINDS)."""
+    from quatro_env.bots.batched import KINDS
 
-    unknown = [name for name in names if name not in BOT_POLICIES]
+    unknown = [name for name in names if name not in KINDS]
     if unknown or not names:
-        raise ValueError(f"{field}: unknown bot(s) {unknown or names}; choose among {sorted(BOT_POLICIES)}")
+        raise ValueError(f"{field}: unknown training bot(s) {unknown or names}; choose among {sorted(KINDS)}")
     return names
 
 

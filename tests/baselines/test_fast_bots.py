@@ -95,8 +95,18 @@ def test_calls_are_made_and_matched():
     assert contra in seen["eavesdropper"] | seen["counter"]
 
 
-def test_every_registry_bot_has_a_batched_version():
-    assert set(KINDS) == set(BOT_POLICIES)
+#: the reference codes of the secrecy yardstick (#18) are evaluation bots, not training partners
+EVALUATION_ONLY = {"cover", "shout"}
+
+
+def test_every_training_bot_of_the_registry_has_a_batched_version():
+    """The ladder (#17) plays in the trainer's bot tables; the secrecy reference codes do not."""
+    assert set(KINDS) == set(BOT_POLICIES) - EVALUATION_ONLY
+
+
+def test_an_evaluation_only_bot_is_refused_as_a_training_opponent_by_name():
+    with pytest.raises(ValueError, match=r"no batched version of \['cover'\]"):
+        BatchedBots.kind_ids(["honest", "cover"])
 
 
 def test_unknown_bot_name_is_refused():
