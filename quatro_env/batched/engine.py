@@ -33,6 +33,7 @@ from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS, deck_size, num_values
 from quatro_env.quatro.config import QuatroConfig, to_ticks
 from quatro_env.quatro.encoding import CLIP, make_blocks
+from quatro_env.quatro.engine import Phase, QuatroEngine, Vote
 
 SIGN, PLAY, PAUSE, OVER = 0, 1, 2, 3
 NONE_CALL, QUATRO_CALL, CONTRA_CALL, BLANK_CALL = -1, 0, 1, 2  # encoder's _CALL_KINDS
@@ -456,6 +457,44 @@ class BatchedQuatroEngine:
         torch.index_select(self._mask_lut, 0, code.view(-1).long(), out=self._masks_flat)
 
     # ================================================================== the tick (Q9)
+    def illegal_reason(self, table: int, seat: int, action: int) -> str | None:
+        """Why ``action`` is not legal for ``seat`` of ``table`` this tick, or None (Q29).
+
+        Asked of the reference engine's own per-kind rules (``QuatroEngine.illegal_reason``) on a
+        copy of this table's fields, so the batched engine states no rule a second time. Meant for
+        error messages: it reads one table on the host.
+        """
+        ref = QuatroEngine(self.config)
+        b = table
+        ints = lambda x: [int(v) for v in x[b].tolist()]  # noqa: E731
+        ref.phase, ref.tick = Phase(int(self.phase[b])), int(self.tick[b])
+        ref.connected = [bool(v) for v in self.connected[b].tolist()]
+        ref.ready = [bool(v) for v in self.ready[b].tolist()]
+        ref.floor = [bool(v) for v in self.floor[b].tolist()]
+        ref.next_exchange_tick, ref.next_floor_tick = ints(self.next_exchange), ints(self.next_floor)
+        ref.team_sign = [None if v < 0 else v for v in ints(self.team_sign)]
+        ref.reshuffled_this_round = bool(self.reshuffled[b])
+        ref.next_proposal_tick = int(self.next_proposal[b])
+        ref.start_requested = bool(self.start_requested[b])
+        ref.vote = None
+        if bool(self.vote_open[b]):
+            seats = lambda x: {s for s in range(self.n) if bool(x[b, s])}  # noqa: E731
+            ref.vote = Vote(
+                int(self.vote_proposer[b]),
+                frozenset(seats(self.voters)),
+                int(self.tick[b]),
+                int(self.vote_deadline[b]),
+                yes=seats(self.yes),
+                absent=seats(self.absent),
+            )
+        return ref.illegal_reason(seat, action)
+
+    def _illegal_action_error(self, table: int, seat: int, action: int) -> ValueError:
+        """The Q29 error of the reference engine: table, seat, action, its description and why."""
+        desc = self.codec.describe(action) if 0 <= action < self.num_actions else "?"
+        reason = self.illegal_reason(table, seat, action) or "not legal this tick"
+        return ValueError(f"illegal action for table {table} seat {seat}: {action} ({desc}): {reason} (Q29)")
+
     def _published_masks(self) -> torch.Tensor:
         self.mask_out.copy_(self.masks)
         return self.mask_out
@@ -477,9 +516,7 @@ class BatchedQuatroEngine:
         illegal = ~legal
         if self.config.illegal_action == "raise" and bool(illegal.any()):
             b, s = (int(x) for x in illegal.nonzero()[0])
-            act = int(a[b, s])
-            desc = self.codec.describe(act) if 0 <= act < self.num_actions else "?"
-            raise ValueError(f"illegal action for table {b} seat {s}: {act} ({desc}) (Q29)")
+            raise self._illegal_action_error(b, s, int(a[b, s]))
         a = _where(legal, a, torch.zeros_like(a))
         if self.record_draws:
             self.draws = {}
@@ -1314,9 +1351,7 @@ class BatchedQuatroEngine:
         )
         if first >= 0 and self.config.illegal_action == "raise":
             b, s = divmod(int(first), n)
-            act = int(a_np[b, s])
-            desc = self.codec.describe(act) if 0 <= act < self.num_actions else "?"
-            raise ValueError(f"illegal action for table {b} seat {s}: {act} ({desc}) (Q29)")
+            raise self._illegal_action_error(b, s, int(a_np[b, s]))
         record = self.record_draws
         if record:
             if self._nb_rec_size != B:

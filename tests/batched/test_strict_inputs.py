@@ -62,3 +62,37 @@ def test_a_duration_beyond_the_int32_clocks_is_refused_naming_it():
     with pytest.raises(ValueError, match=r"round_seconds: 4000000000 ticks is beyond"):
         BatchedQuatroEngine(2, round_seconds=2e9)
     BatchedQuatroEngine(2, round_seconds=MAX_TICKS * 0.5)  # the longest it holds: accepted
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_illegal_action_error_gives_the_reference_rule_s_reason(backend):
+    """Q29: like the reference engine, the error names table, seat, action and the rule's reason."""
+    engine = BatchedQuatroEngine(2, seed=0, backend=backend)
+    engine.reset(seed=0)
+    actions = torch.zeros(2, 4, dtype=torch.long)
+    actions[1, 2] = 1  # an exchange in the sign phase
+    with pytest.raises(
+        ValueError, match=r"table 1 seat 2: 1 \(.*\): exchanges happen only while a round is played"
+    ):
+        engine.step(actions)
+
+
+def test_the_reasons_agree_with_the_masks_through_play():
+    """Every action kind of every seat, tick after tick: a reason exactly where the mask forbids."""
+    engine = BatchedQuatroEngine(
+        3, seed=2, sign_phase_seconds=2.0, round_seconds=20.0, pause_seconds=2.0, points_to_win=2
+    )
+    res = engine.reset(seed=2)
+    gen = torch.Generator().manual_seed(3)
+    firsts = [r.start for r in engine.codec.ranges.values() if len(r)]
+    checked = 0
+    for tick in range(120):
+        if tick % 3 == 0:
+            for b in range(3):
+                for s in range(4):
+                    for a in firsts:
+                        reason = engine.illegal_reason(b, s, a)
+                        assert (reason is None) == bool(res.masks[b, s, a]), (tick, b, s, a, reason)
+                        checked += 1
+        res = engine.step(engine.sample_actions(gen))
+    assert checked > 1000
