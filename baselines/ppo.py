@@ -416,17 +416,14 @@ class PPOTrainer:
         """Φ = (largest number of cards of one value in the hand) / 4 while a round is played, else 0."""
         values = self.engine.hands.long() // 4
         same = (values.unsqueeze(-1) == values.unsqueeze(-2)).sum(-1).amax(-1).float() / 4.0
-        playing = (self.engine.phase == 1).unsqueeze(1)
-        return (same * playing).reshape(-1)
+        return (same * self.engine.in_play.unsqueeze(1)).reshape(-1)
 
     def _own_sign(self) -> torch.Tensor:
         """Every seat's team sign (−1 before it is fixed), on the network's device."""
-        return self.engine.team_sign[:, self.engine._team_of].reshape(-1).long().to(self.device)
+        return self.engine.seat_signs().reshape(-1).long().to(self.device)
 
     def _quartet_holders(self) -> torch.Tensor:
-        hands = self.engine.hands.long() // 4
-        playing = (self.engine.phase == 1).unsqueeze(1)
-        return ((hands == hands[..., :1]).all(-1) & playing).reshape(-1).float()
+        return self.engine.quartet_holders().reshape(-1).float()
 
     def _track_returns(self, reward: torch.Tensor, learn: torch.Tensor) -> None:
         """Game returns (no shaping) of learner seats; those against a pool snapshot kept apart,

@@ -63,18 +63,13 @@ def cloned(obj: Any) -> Any:
 
 
 def engine_state(engine: Any) -> dict[str, torch.Tensor]:
-    """The batched engine's state: a copy of each of its tensors (its RNG is counter-based, in them)."""
-    return {k: v.clone() for k, v in vars(engine).items() if isinstance(v, torch.Tensor)}
+    """The batched engine's state (its public ``state_dict``: its RNG is counter-based, in it)."""
+    return engine.state_dict()
 
 
 def load_engine_state(engine: Any, state: dict[str, torch.Tensor]) -> None:
-    """Copy in place (keeps any aliasing between the engine's buffers, e.g. flat views of masks)."""
-    for name, tensor in state.items():
-        current = getattr(engine, name, None)
-        if isinstance(current, torch.Tensor) and current.shape == tensor.shape:
-            current.copy_(tensor)
-        else:
-            setattr(engine, name, tensor.clone())
+    """Copy in place through the engine's ``load_state_dict`` (it refuses a state that does not fit)."""
+    engine.load_state_dict(state)
 
 
 def numpy_rng_state() -> dict[str, Any]:

@@ -38,6 +38,47 @@ from quatro_env.quatro.engine import Phase, QuatroEngine, Vote
 SIGN, PLAY, PAUSE, OVER = 0, 1, 2, 3
 NONE_CALL, QUATRO_CALL, CONTRA_CALL, BLANK_CALL = -1, 0, 1, 2  # encoder's _CALL_KINDS
 HOST_SEAT = 0  # Q11 [decision]
+#: the tensors a checkpoint holds (``state_dict``): the tables' state and the last outputs
+STATE_FIELDS = (
+    "seeds",
+    "episode",
+    "key",
+    "tick",
+    "phase",
+    "phase_end",
+    "round_index",
+    "rounds_completed",
+    "scores",
+    "connected",
+    "ready",
+    "hands",
+    "center",
+    "team_sign",
+    "floor",
+    "emoji",
+    "pulse_anchor",
+    "pulse_emoji",
+    "pulse_tick",
+    "next_exchange",
+    "next_floor",
+    "rem_open",
+    "rem_last",
+    "vote_open",
+    "vote_proposer",
+    "vote_deadline",
+    "voters",
+    "yes",
+    "absent",
+    "reshuffled",
+    "next_proposal",
+    "start_requested",
+    "call_kind",
+    "call_caller",
+    "call_target",
+    "call_scoring",
+    "observations",
+    "masks",
+)
 MAX_TICKS = 2**30  # the longest phase or cooldown the int32 clocks hold, with room for arithmetic
 
 _M32 = 0xFFFFFFFF
@@ -457,6 +498,57 @@ class BatchedQuatroEngine:
         torch.index_select(self._mask_lut, 0, code.view(-1).long(), out=self._masks_flat)
 
     # ================================================================== the tick (Q9)
+    # ------------------------------------------------------------------ for learners
+    @property
+    def team_of(self) -> torch.Tensor:
+        """``[n]`` long: each seat's team (Q1: seat s is in team s mod n/2)."""
+        return self._team_of
+
+    @property
+    def in_play(self) -> torch.Tensor:
+        """``[B]`` bool: tables whose round is being played (phase PLAY)."""
+        return self.phase == int(Phase.PLAY)
+
+    def seat_signs(self) -> torch.Tensor:
+        """``[B, n]``: each seat's team sign (-1 before it is fixed); private to the team (Q26)."""
+        return self.team_sign[:, self._team_of]
+
+    def quartet_holders(self) -> torch.Tensor:
+        """``[B, n]`` bool: seats holding four cards of one value while a round is played (Q18)."""
+        values = self.hands.long() // 4  # a card's value (quatro.cards)
+        return (values == values[..., :1]).all(-1) & self.in_play.unsqueeze(1)
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        """A copy of every table's state and last outputs (:data:`STATE_FIELDS`), for checkpoints."""
+        return {name: getattr(self, name).clone() for name in STATE_FIELDS}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        """Restore :meth:`state_dict`; a missing, unknown or ill-shaped entry is refused by name
+        before anything changes."""
+        if not isinstance(state, dict):
+            raise ValueError(f"engine state: a dict of tensors, got {type(state).__name__}")
+        missing = sorted(set(STATE_FIELDS) - set(state))
+        unknown = sorted(set(state) - set(STATE_FIELDS))
+        if missing or unknown:
+            raise ValueError(f"engine state: missing {missing}, unknown {unknown}")
+        for name in STATE_FIELDS:
+            value, current = state[name], getattr(self, name)
+            if (
+                not isinstance(value, torch.Tensor)
+                or value.shape != current.shape
+                or value.dtype != current.dtype
+            ):
+                got = (
+                    f"{value.dtype}{list(value.shape)}"
+                    if isinstance(value, torch.Tensor)
+                    else type(value).__name__
+                )
+                raise ValueError(
+                    f"engine state: {name} must be {current.dtype}{list(current.shape)}, got {got}"
+                )
+        for name in STATE_FIELDS:
+            getattr(self, name).copy_(state[name])
+
     def illegal_reason(self, table: int, seat: int, action: int) -> str | None:
         """Why ``action`` is not legal for ``seat`` of ``table`` this tick, or None (Q29).
 

@@ -1,0 +1,66 @@
+"""The batched engine's public surface for learners (#16 item 5): the trainer and the evaluation
+read these, never an underscore attribute of the engine."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.batched.engine import STATE_FIELDS
+from quatro_env.quatro.cards import is_quartet
+from quatro_env.quatro.engine import Phase
+
+
+def _played(steps: int = 60, seed: int = 0) -> BatchedQuatroEngine:
+    engine = BatchedQuatroEngine(16, seed=seed, sign_phase_seconds=2.0, round_seconds=30.0)
+    engine.reset(seed=seed)
+    gen = torch.Generator().manual_seed(seed)
+    for _ in range(steps):
+        engine.step(engine.sample_actions(gen))
+    return engine
+
+
+def test_teams_signs_and_quartet_holders_follow_the_rules():
+    engine = _played()
+    assert engine.team_of.tolist() == [s % 2 for s in range(4)]  # Q1
+    assert torch.equal(engine.in_play, engine.phase == int(Phase.PLAY))
+    signs = engine.seat_signs()
+    for s in range(4):
+        assert torch.equal(signs[:, s], engine.team_sign[:, s % 2])
+    holders = engine.quartet_holders()
+    for b in range(16):
+        for s in range(4):
+            expected = bool(engine.in_play[b]) and is_quartet(engine.hands[b, s].tolist())
+            assert bool(holders[b, s]) == expected
+
+
+def test_state_dict_restores_a_table_set_exactly():
+    engine = _played(seed=1)
+    saved = engine.state_dict()
+    assert set(saved) == set(STATE_FIELDS)
+    gen = torch.Generator().manual_seed(5)
+    actions = [engine.sample_actions(gen) for _ in range(1)]
+    after = engine.step(actions[0]).observations.clone()
+    other = BatchedQuatroEngine(16, seed=99, sign_phase_seconds=2.0, round_seconds=30.0)
+    other.load_state_dict(saved)
+    assert torch.equal(other.step(actions[0]).observations, after)
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda s: s.pop("hands"), r"missing \['hands'\]"),
+        (lambda s: s.update(secret=torch.zeros(1)), r"unknown \['secret'\]"),
+        (lambda s: s.update(tick=s["tick"].float()), r"tick must be torch.int32"),
+        (lambda s: s.update(scores=s["scores"][:1]), r"scores must be torch.int8\[16, 2\]"),
+    ],
+)
+def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change, named):
+    engine = _played(seed=2)
+    state = engine.state_dict()
+    before = engine.state_dict()
+    change(state)
+    with pytest.raises(ValueError, match=named):
+        engine.load_state_dict(state)
+    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
