@@ -17,9 +17,12 @@ takes exactly the decisions of its batched row (``tests/baselines/test_fast_bots
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:  # torch only for checkpoints: the bot names and kernels need numpy alone
+    import torch
 
 from quatro_env.bots.basic import CollectorBot
 from quatro_env.bots.listening import CounterBot, EavesdropperBot
@@ -602,6 +605,8 @@ class BatchedBots:
         return out
 
     def state_dict(self) -> dict[str, torch.Tensor]:
+        import torch
+
         names = ("kinds", "st_i", "order", "quiet", "runs", "known", "erratic")
         return {name: torch.from_numpy(getattr(self, name).copy()) for name in names}
 
