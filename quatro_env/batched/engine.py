@@ -38,8 +38,9 @@ from quatro_env.quatro.engine import Phase, QuatroEngine, Vote
 SIGN, PLAY, PAUSE, OVER = 0, 1, 2, 3
 NONE_CALL, QUATRO_CALL, CONTRA_CALL, BLANK_CALL = -1, 0, 1, 2  # encoder's _CALL_KINDS
 HOST_SEAT = 0  # Q11 [decision]
-#: the tensors a checkpoint holds (``state_dict``): the tables' state and the last outputs
-STATE_FIELDS = (
+#: the tables' game state, one row per table (``state_bytes_per_table`` counts these); the numba
+#: kernel takes them in this order
+TABLE_STATE = (
     "seeds",
     "episode",
     "key",
@@ -68,17 +69,17 @@ STATE_FIELDS = (
     "vote_deadline",
     "voters",
     "yes",
-    "absent",
     "reshuffled",
+    "absent",
     "next_proposal",
     "start_requested",
     "call_kind",
     "call_caller",
     "call_target",
     "call_scoring",
-    "observations",
-    "masks",
 )
+#: what a checkpoint holds (``state_dict``): the game state and the last outputs
+STATE_FIELDS = (*TABLE_STATE, "observations", "masks")
 MAX_TICKS = 2**30  # the longest phase or cooldown the int32 clocks hold, with room for arithmetic
 
 _M32 = 0xFFFFFFFF
@@ -268,44 +269,7 @@ class BatchedQuatroEngine:
         self.reset(seed)
 
     # ================================================================== memory
-    _STATE_NAMES = (
-        "seeds",
-        "episode",
-        "key",
-        "tick",
-        "phase",
-        "phase_end",
-        "round_index",
-        "rounds_completed",
-        "scores",
-        "connected",
-        "ready",
-        "hands",
-        "center",
-        "team_sign",
-        "floor",
-        "emoji",
-        "pulse_anchor",
-        "pulse_emoji",
-        "pulse_tick",
-        "next_exchange",
-        "next_floor",
-        "rem_open",
-        "rem_last",
-        "vote_open",
-        "vote_proposer",
-        "vote_deadline",
-        "voters",
-        "yes",
-        "reshuffled",
-        "absent",
-        "next_proposal",
-        "start_requested",
-        "call_kind",
-        "call_caller",
-        "call_target",
-        "call_scoring",
-    )
+    _STATE_NAMES = TABLE_STATE
 
     @property
     def state_bytes_per_table(self) -> int:
