@@ -32,6 +32,7 @@ from quatro_env.integrations.gym_single import QuatroSingleAgentEnv  # noqa: E40
 from quatro_env.integrations.rllib import (  # noqa: E402
     CHECKED_STEPS_METRIC,
     ILLEGAL_ACTIONS_METRIC,
+    MASKED_MODULE_KEY,
     MaskedPPOTorchRLModule,
     QuatroRLlibEnv,
     RLlibCheckpointPolicy,
@@ -113,7 +114,8 @@ def test_rllib_precheck_replaced_by_masked_check():
     check_rllib_env(QuatroRLlibEnv(SHORT_TABLE), steps=60)  # across an episode end and a reset
     config = build_ppo_config(SHORT_TABLE)
     assert config.disable_env_checking
-    assert config.env_config == SHORT_TABLE  # the env's default (raise) is untouched
+    # the env's default (raise) is untouched; the only key added marks the masked module's config
+    assert config.env_config == {**SHORT_TABLE, MASKED_MODULE_KEY: True}
 
 
 def test_masked_check_catches_a_malformed_env():
