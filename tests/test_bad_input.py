@@ -498,20 +498,6 @@ def test_kwartet_refused_reset_leaves_the_env_exactly_as_it_was(kwartet_env, cas
     assert_refused_and_unchanged(kwartet_env, lambda e: e.reset(seed=seed, options=options), *words)
 
 
-@pytest.mark.parametrize("bad", [0.0, True, np.bool_(True), "0", 10_000, -1])
-def test_kwartet_bad_or_illegal_action_is_refused_naming_the_agent_and_changes_nothing(bad):
-    env = kwartet_in_play()
-    untouched = pickle.dumps(env)
-    agent = env.agent_selection
-    assert_refused_and_unchanged(env, lambda e: e.step(bad), agent)
-    assert_plays_on_like_an_untouched_copy(env, untouched, play_aec)
-
-
-@pytest.mark.parametrize("seed", [-1, 1.5, True, "0"])
-def test_kwartet_bad_seed_is_refused(kwartet_env, seed):
-    assert_refused_and_unchanged(kwartet_env, lambda e: e.reset(seed=seed), "seed")
-
-
 # ------------------------------------------------------------------ Cuatrola (items 3, 6)
 CUATROLA_OPTIONS = {
     "dealer": 1,
@@ -601,15 +587,21 @@ def test_cuatrola_refused_reset_leaves_the_env_exactly_as_it_was(cuatrola_env, c
     assert_refused_and_unchanged(cuatrola_env, lambda e: e.reset(seed=seed, options=options), *words)
 
 
+# ------------------------------------------------------------------ Kwartet and Cuatrola: actions and seeds
+AEC_GAMES_IN_PLAY = {"kwartet": kwartet_in_play, "cuatrola": cuatrola_in_play}
+
+
+@pytest.mark.parametrize("game", AEC_GAMES_IN_PLAY)
 @pytest.mark.parametrize("bad", [0.0, True, np.bool_(True), "0", 10_000, -1])
-def test_cuatrola_bad_or_illegal_action_is_refused_naming_the_agent_and_changes_nothing(bad):
-    env = cuatrola_in_play()
+def test_aec_bad_or_illegal_action_is_refused_naming_the_agent_and_changes_nothing(game, bad):
+    env = AEC_GAMES_IN_PLAY[game]()
     untouched = pickle.dumps(env)
     agent = env.agent_selection
     assert_refused_and_unchanged(env, lambda e: e.step(bad), agent)
     assert_plays_on_like_an_untouched_copy(env, untouched, play_aec)
 
 
+@pytest.mark.parametrize("game", AEC_GAMES_IN_PLAY)
 @pytest.mark.parametrize("seed", [-1, 1.5, True, "0"])
-def test_cuatrola_bad_seed_is_refused(cuatrola_env, seed):
-    assert_refused_and_unchanged(cuatrola_env, lambda e: e.reset(seed=seed), "seed")
+def test_aec_bad_seed_is_refused(game, seed):
+    assert_refused_and_unchanged(AEC_GAMES_IN_PLAY[game](), lambda e: e.reset(seed=seed), "seed")
