@@ -13,6 +13,7 @@ from baselines.config import TrainConfig
 from baselines.networks import recur
 from baselines.packing import learner_segments, pack
 from baselines.ppo import PPOTrainer
+from baselines.ppo_update import packed_minibatch, ppo_loss, table_minibatch
 
 
 def _stepwise_gru(gru, x, done, h0):
@@ -125,7 +126,7 @@ def _cfg(tmp_path, **kw) -> TrainConfig:
 
 def _grads(trainer: PPOTrainer, mb) -> tuple[torch.Tensor, list[torch.Tensor]]:
     trainer.model.zero_grad()
-    loss, _ = trainer._loss(mb, ent_coef=0.01)
+    loss, _ = ppo_loss(trainer.model, mb, trainer.cfg, ent_coef=0.01)
     loss.backward()
     return loss.detach(), [p.grad.clone() for p in trainer.model.parameters()]
 
@@ -138,8 +139,8 @@ def _check_packed_equals_unpacked(cfg: TrainConfig) -> None:
     assert 0.1 < learn_share < 0.9, f"the batch should mix learner and other rows, got {learn_share}"
     segments = learner_segments(buf["done"], buf["learn"])
     for tables in (torch.arange(0, 4), torch.tensor([7, 2, 5, 0]), torch.arange(8)):
-        plain = trainer._table_minibatch(buf, tables)
-        packed = trainer._packed_minibatch(buf, tables, segments)
+        plain = table_minibatch(buf, tables, trainer.n, trainer.cfg.central_critic)
+        packed = packed_minibatch(buf, tables, segments, trainer.n, trainer.cfg.central_critic)
         assert int(packed["w"].sum()) == int(plain["w"].sum())
         assert packed["w"].numel() < plain["w"].numel(), "packing should drop rows"
         loss_plain, grads_plain = _grads(trainer, plain)
