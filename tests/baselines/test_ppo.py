@@ -86,7 +86,9 @@ def test_overrides_are_nested_and_typed():
         parse_overrides(["nonsense"])
 
 
-@pytest.mark.parametrize("name", ["smoke", "ppo_4p", "ppo_4p_blocker", "ppo_4p_mixed", "ppo_6p", "ppo_8p"])
+@pytest.mark.parametrize(
+    "name", ["smoke", "ppo_4p", "ppo_4p_fast", "ppo_4p_blocker", "ppo_4p_mixed", "ppo_6p", "ppo_8p"]
+)
 def test_shipped_configs_validate(name):
     cfg = load_config(f"configs/{name}.yaml")
     assert cfg.env_config().num_players == int(name[4]) if name != "smoke" else 4
