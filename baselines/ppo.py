@@ -1,8 +1,9 @@
 """PPO for Quatro: a recurrent, masked, seat-shared policy trained by self-play on the batched engine.
 
-CleanRL spirit: the whole algorithm is in this file, top to bottom — rollout, GAE, clipped
-objective with value clipping, entropy schedule, gradient clipping — with the network in
-``networks.py`` and the config in ``config.py``. Opponents: when a table starts an episode it
+CleanRL spirit: the loop is in this file, top to bottom — opponents, rollout, update, checkpoints —
+with the update's arithmetic (GAE, minibatches, the clipped objective) in ``ppo_update.py``, the
+logs and periodic evaluation in ``run_log.py``, the optional secrecy cost in ``secrecy_cost.py``,
+the network in ``networks.py`` and the config in ``config.py``. Opponents: when a table starts an episode it
 draws who sits with the learner — a frozen past snapshot on every other team (``pool_prob``), or
 scripted bots (``bot_prob``, optionally the learner's partner too, ``partner_bot_prob``), or
 nobody (pure self-play, every seat learns). Signals must then survive eavesdroppers that are not
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import json
 import signal
 import sys
@@ -29,11 +29,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.checkpoint_io import POLICY_FORMAT, TRAINER_FORMAT, save_checkpoint
+from baselines.checkpoint_io import TRAINER_FORMAT, save_checkpoint
 from baselines.config import TrainConfig, load_config, one_line_error, override_config
-from baselines.eavesdropper import ChannelEavesdropper
 from baselines.networks import build_model
-from baselines.packing import learner_segments, pack
+from baselines.packing import learner_segments
+from baselines.ppo_update import gae, packed_minibatch, ppo_loss, table_minibatch
+from baselines.run_log import evaluate_policy, log_row, open_writer, policy_payload, progress_row
+from baselines.secrecy_cost import SecrecyCost
 from baselines.trainer_state import (
     TRAINER_TENSORS,
     check_trainer_state,
@@ -50,28 +52,6 @@ from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
-
-
-def policy_payload(state: dict[str, Any], command: str) -> dict[str, Any]:
-    """The policy alone, from a trainer checkpoint (``PPOTrainer.state_dict()``, e.g. ``latest.pt`` or
-    ``checkpoint_00300.pt``), with what made it: the file ``policy.pt`` and the shipped checkpoints hold."""
-    cfg = state["config"]
-    return {
-        "format": POLICY_FORMAT,
-        "model": state["model"],
-        "obs_dim": int(state["next_obs"].shape[-1]),
-        "num_actions": int(state["next_mask"].shape[-1]),
-        "arch": cfg["arch"],
-        "hidden_size": cfg["hidden_size"],
-        "rnn_size": cfg["rnn_size"],
-        "num_players": int(state["next_obs"].shape[1]),
-        "config": cfg,
-        "agent_steps": state["agent_steps"],
-        "updates": state["update"],
-        "wall_seconds": state["wall_seconds"],
-        "command": command,
-        "seed": cfg["seed"],
-    }
 
 
 def _first_line(exc: BaseException) -> str:
@@ -125,14 +105,8 @@ class PPOTrainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.opponent = copy.deepcopy(self.model).requires_grad_(False)
         self.pool: list[dict[str, torch.Tensor]] = []
-        self.eavesdropper: ChannelEavesdropper | None = None  # secrecy_coef > 0: a learned eavesdropper
-        if cfg.secrecy_coef:
-            self.eavesdropper = ChannelEavesdropper(self.n, cfg.eavesdropper_hidden).to(self.device)
-            self.eavesdropper_optimizer = torch.optim.Adam(
-                self.eavesdropper.parameters(), lr=cfg.eavesdropper_lr
-            )
-            self.h_eaves = self.eavesdropper.initial_state(cfg.num_envs, self.device)
-            self.eaves_updates = 0  # fits so far: its reading costs nothing before secrecy_warmup_updates
+        self.secrecy = SecrecyCost(cfg, self.n, self.device) if cfg.secrecy_coef else None
+        self.eavesdropper = None if self.secrecy is None else self.secrecy.eavesdropper
         self.num_updates = max(1, cfg.total_agent_steps // (cfg.num_steps * self.slots))
         self.next_obs, self.next_mask = self._own(self.engine.reset(cfg.seed))
         self.next_done = torch.zeros(self.slots, dtype=torch.bool, device=self.device)
@@ -214,8 +188,8 @@ class PPOTrainer:
         if self.pool:
             self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         holders = self._quartet_holders().to(dev)  # at each tick's start: what the seats see
-        if self.eavesdropper is not None:
-            self._start_eavesdropping()
+        if self.secrecy is not None:
+            self.secrecy.start(self.rollout_stats)
         for t in range(T):
             obs = self.next_obs.reshape(N, -1)
             mask = self.next_mask.reshape(N, -1)
@@ -256,9 +230,9 @@ class PPOTrainer:
             if cfg.collect_shaping:
                 reward = reward + cfg.collect_shaping * self._shaping(potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
-            if self.eavesdropper is not None:
+            if self.secrecy is not None:
                 leak = self._eavesdrop(t, holders, done_tables)
-                if self.eaves_updates >= cfg.secrecy_warmup_updates:
+                if self.secrecy.charging:
                     reward = reward - cfg.secrecy_coef * leak
             buf["reward"][t] = reward
             self.next_done = done_tables.repeat_interleave(n)
@@ -285,7 +259,7 @@ class PPOTrainer:
             _, next_value = self.model.heads(
                 memory[0], self.next_mask.reshape(N, -1), self._state(self.next_obs)
             )
-        buf["adv"], buf["ret"] = self._gae(buf, next_value)
+        buf["adv"], buf["ret"] = gae(buf, next_value, self.next_done, cfg.gamma, cfg.gae_lambda)
         return buf
 
     def _policy_rows(
@@ -334,57 +308,15 @@ class PPOTrainer:
             self._buffers = buf
         return dict(buf)
 
-    # ------------------------------------------------------------------ secrecy (eavesdropper.py)
-    def _start_eavesdropping(self) -> None:
-        """Fresh buffers for the rows the eavesdropper reads during this rollout."""
-        T, B, teams = self.cfg.num_steps, self.cfg.num_envs, self.n // 2
-        dim = self.eavesdropper.input_dim
-        self.eaves_batch = {
-            "h0": self.h_eaves.clone(),
-            "view": torch.zeros(T, B, teams, dim, device=self.device),
-            "label": torch.zeros(T, B, teams, device=self.device),
-            "done": torch.zeros(T, B, dtype=torch.bool, device=self.device),
-        }
-        self.rollout_stats.update(channel_leak_nats=0.0, play_team_ticks=0.0)
-        self.rollout_stats.update(learner_leak_nats=0.0, learner_team_ticks=0.0)
+    # ------------------------------------------------------------------ secrecy (secrecy_cost.py)
+    @property
+    def eaves_updates(self) -> int:
+        """The eavesdropper's fits so far (0 without a secrecy cost)."""
+        return 0 if self.secrecy is None else self.secrecy.updates
 
     def _eavesdrop(self, t: int, holders: torch.Tensor, done_tables: torch.Tensor) -> torch.Tensor:
-        """Each seat's team leak of this tick, in nats: what the eavesdropper reads from the channel as
-        it stands after the tick's actions, beyond the clock (the row is kept to fit it on)."""
-        eaves, teams = self.eavesdropper, self.n // 2
-        view = eaves.view(self.next_obs)
-        label = holders.view(self.cfg.num_envs, 2, teams).amax(1)  # seats k and k + teams: team k
-        with torch.no_grad():
-            logits, clock, self.h_eaves = eaves(view[None], done_tables[None], self.h_eaves)
-            play = eaves.playing(view)
-            leak = eaves.leak(logits[0], clock[0], label) * play
-        batch = self.eaves_batch
-        batch["view"][t], batch["label"][t], batch["done"][t] = view, label, done_tables
-        learner_team = self.learner.view(self.cfg.num_envs, 2, teams).any(1) & play
-        stats = self.rollout_stats  # tensors until the update reads them: no host sync per tick
-        stats["channel_leak_nats"] = stats["channel_leak_nats"] + leak.sum()
-        stats["play_team_ticks"] = stats["play_team_ticks"] + play.sum()
-        stats["learner_leak_nats"] = stats["learner_leak_nats"] + (leak * learner_team).sum()
-        stats["learner_team_ticks"] = stats["learner_team_ticks"] + learner_team.sum()
-        return leak.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
-
-    def _fit_eavesdropper(self) -> dict[str, float]:
-        """A few full-batch steps on this rollout's rows; the BCEs logged are those *before* the steps
-        (on rows it has not been fitted on), so their difference is an honest leak estimate."""
-        eaves, batch = self.eavesdropper, self.eaves_batch
-        logged: dict[str, float] = {}
-        for epoch in range(self.cfg.eavesdropper_epochs):
-            loss, eaves_bce, clock_bce = eaves.loss(batch["view"], batch["done"], batch["h0"], batch["label"])
-            if epoch == 0:
-                logged = {"eavesdropper_bce": float(eaves_bce), "clock_bce": float(clock_bce)}
-            self.eavesdropper_optimizer.zero_grad()
-            loss.backward()
-            self.eavesdropper_optimizer.step()
-        self.eaves_updates += 1
-        for name, ticks in (("channel", "play_team_ticks"), ("learner", "learner_team_ticks")):
-            rows = max(1.0, float(self.rollout_stats[ticks]))
-            logged[f"{name}_leak_nats"] = float(self.rollout_stats[f"{name}_leak_nats"]) / rows
-        return logged
+        """Each seat's team leak of this tick (``SecrecyCost.read``), on the tables as they stand now."""
+        return self.secrecy.read(t, self.next_obs, holders, done_tables, self.learner, self.rollout_stats)
 
     def _own(self, result) -> tuple[torch.Tensor, torch.Tensor]:
         """Observations and masks copied to the network's device (the engine reuses its buffers)."""
@@ -439,22 +371,6 @@ class PPOTrainer:
             self.bot_returns = (self.bot_returns + self.running_return[vs_bots].tolist())[-1000:]
         self.running_return[self.next_done] = 0
 
-    def _gae(
-        self, buf: dict[str, torch.Tensor], next_value: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        cfg, T = self.cfg, self.cfg.num_steps
-        adv = torch.zeros_like(buf["reward"])
-        last = torch.zeros_like(next_value)
-        for t in reversed(range(T)):
-            if t == T - 1:
-                nonterminal, next_v = 1.0 - self.next_done.float(), next_value
-            else:
-                nonterminal, next_v = 1.0 - buf["done"][t + 1].float(), buf["value"][t + 1]
-            delta = buf["reward"][t] + cfg.gamma * next_v * nonterminal - buf["value"][t]
-            last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
-            adv[t] = last
-        return adv, adv + buf["value"]
-
     # ------------------------------------------------------------------ optimisation
     def optimise(self, buf: dict[str, torch.Tensor]) -> dict[str, float]:
         cfg = self.cfg
@@ -472,12 +388,12 @@ class PPOTrainer:
             for start in range(0, cfg.num_envs, tables_per_mb):
                 tables = order[start : start + tables_per_mb]
                 if segments is None:
-                    mb = self._table_minibatch(buf, tables)
+                    mb = table_minibatch(buf, tables, self.n, cfg.central_critic)
                 else:
-                    mb = self._packed_minibatch(buf, tables, segments)
+                    mb = packed_minibatch(buf, tables, segments, self.n, cfg.central_critic)
                 if mb is None:  # no learner row in these tables
                     continue
-                loss, parts = self._loss(mb, ent_coef)
+                loss, parts = ppo_loss(self.model, mb, cfg, ent_coef)
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
@@ -493,84 +409,6 @@ class PPOTrainer:
         out = {k: float(torch.stack(v).mean()) if v else 0.0 for k, v in stats.items()}  # one host sync
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
-
-    _MB_KEYS = ("obs", "mask", "done", "learn", "action", "logp", "value", "adv", "ret")
-
-    def _table_minibatch(self, buf: dict[str, torch.Tensor], tables: torch.Tensor) -> dict | None:
-        """Every seat of ``tables`` over the whole rollout (``[T, len(tables) * n]``); weight = learns."""
-        n, T = self.n, self.cfg.num_steps
-        slots = (tables.unsqueeze(1) * n + torch.arange(n, device=self.device)).reshape(-1)
-        mb = {k: buf[k][:, slots] for k in self._MB_KEYS}
-        mb["w"] = mb["learn"].float()
-        if not bool(mb["learn"].any()):
-            return None
-        mb["h0"] = buf["h0"][:, slots]
-        mb["state"] = None
-        if self.cfg.central_critic:
-            mb["state"] = mb["obs"].reshape(T, len(tables), -1).repeat_interleave(n, dim=1)
-        return mb
-
-    def _packed_minibatch(
-        self, buf: dict[str, torch.Tensor], tables: torch.Tensor, segments: np.ndarray
-    ) -> dict | None:
-        """The learner segments of ``tables``, packed (baselines/packing.py): the same weighted rows
-        as :meth:`_table_minibatch`, without the rows that weigh nothing."""
-        n, T, N = self.n, self.cfg.num_steps, self.slots
-        chosen = np.zeros(self.cfg.num_envs, bool)
-        chosen[tables.cpu().numpy()] = True
-        mine = segments[chosen[segments[:, 0] // n]]
-        if not len(mine):
-            return None
-        index, h0_slot = pack(mine, T, N)
-        index, h0_slot = index.to(self.device), h0_slot.to(self.device)
-        valid = index >= 0
-        rows = index.clamp(min=0)
-        mb = {k: buf[k].reshape(T * N, *buf[k].shape[2:])[rows] for k in self._MB_KEYS}
-        mb["learn"] = mb["learn"] & valid
-        mb["done"] = mb["done"] | ~valid  # padding after a column's last segment: never read by it
-        mb["w"] = mb["learn"].float()
-        h0 = buf["h0"][:, h0_slot.clamp(min=0)]
-        mb["h0"] = h0 * (h0_slot >= 0).view(1, -1, 1)
-        mb["state"] = None
-        if self.cfg.central_critic:
-            per_table = buf["obs"].reshape(T * self.cfg.num_envs, -1)
-            mb["state"] = per_table[(rows // N) * self.cfg.num_envs + (rows % N) // n]
-        return mb
-
-    def _loss(self, mb: dict[str, Any], ent_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """The clipped PPO objective on one minibatch's weighted rows (advantages normalised over them)."""
-        cfg, w = self.cfg, mb["w"]
-        memory, _ = self.model.unroll(mb["obs"], mb["done"], mb["h0"])
-        dist, value = self.model.heads(memory, mb["mask"], mb["state"])
-        logp = dist.log_prob(mb["action"])
-        ratio = (logp - mb["logp"]).exp()
-        adv = mb["adv"]
-        total = w.sum()
-        mean = (adv * w).sum() / total
-        std = (((adv - mean) ** 2 * w).sum() / total).sqrt()
-        adv = (adv - mean) / (std + 1e-8)
-        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
-        pg_loss = (pg * w).sum() / total
-        if cfg.clip_vloss:
-            v_clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
-            v_err = torch.max((value - mb["ret"]) ** 2, (v_clipped - mb["ret"]) ** 2)
-        else:
-            v_err = (value - mb["ret"]) ** 2
-        v_loss = 0.5 * (v_err * w).sum() / total
-        entropy = (dist.entropy() * w).sum() / total
-        loss = pg_loss + cfg.vf_coef * v_loss - ent_coef * entropy
-        with torch.no_grad():
-            log_ratio = logp - mb["logp"]
-            kl = (((ratio - 1) - log_ratio) * w).sum() / total
-            clipfrac = (((ratio - 1).abs() > cfg.clip_coef).float() * w).sum() / total
-        parts = {
-            "pg_loss": pg_loss,
-            "v_loss": v_loss,
-            "entropy": entropy,
-            "approx_kl": kl,
-            "clipfrac": clipfrac,
-        }
-        return loss, {k: v.detach() for k, v in parts.items()}
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -599,17 +437,7 @@ class PPOTrainer:
             "pool_returns": list(self.pool_returns),
             "episodes": self.episodes,
             "env_config": self.env_cfg.model_dump(mode="json"),
-        } | self._eavesdropper_state()
-
-    def _eavesdropper_state(self) -> dict[str, Any]:
-        if self.eavesdropper is None:
-            return {}
-        return {
-            "eavesdropper": cloned(self.eavesdropper.state_dict()),
-            "eavesdropper_optimizer": cloned(self.eavesdropper_optimizer.state_dict()),
-            "h_eaves": self.h_eaves.clone(),
-            "eaves_updates": self.eaves_updates,
-        }
+        } | ({} if self.secrecy is None else self.secrecy.state_dict())
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Continue from ``state`` (``state_dict()`` or a file read by ``load_trainer_checkpoint``).
@@ -628,8 +456,6 @@ class PPOTrainer:
         from quatro_env.quatro.config import QuatroConfig
 
         state = dict(state, optimizer=cloned(state["optimizer"]))  # Adam steps its moments in place
-        if "eavesdropper_optimizer" in state:
-            state["eavesdropper_optimizer"] = cloned(state["eavesdropper_optimizer"])
         self.env_cfg = QuatroConfig(**state["env_config"])
         if self.env_cfg != self.engine.config:
             self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.env_device)
@@ -651,11 +477,8 @@ class PPOTrainer:
         if state.get("cuda_rng") and self.device.type == "cuda":  # sampling on the GPU draws from it
             torch.cuda.set_rng_state_all(state["cuda_rng"])
         set_numpy_rng_state(state["numpy_rng"])
-        if self.eavesdropper is not None and "eavesdropper" in state:  # else: secrecy starts in this leg
-            self.eavesdropper.load_state_dict(state["eavesdropper"])
-            self.eavesdropper_optimizer.load_state_dict(state["eavesdropper_optimizer"])
-            self.h_eaves.copy_(state["h_eaves"])
-            self.eaves_updates = state["eaves_updates"]
+        if self.secrecy is not None and "eavesdropper" in state:  # else: secrecy starts in this leg
+            self.secrecy.load_state_dict(state)
 
     def save(self, path: Path, state: dict[str, Any] | None = None) -> None:
         """Write ``state`` (default: the current one) atomically (temp file, then ``os.replace``)."""
@@ -686,7 +509,7 @@ class PPOTrainer:
         cfg = self.cfg
         committed = self.state_dict()
         last = self.num_updates if updates is None else min(self.num_updates, self.update + updates)
-        writer = self._writer()
+        writer = open_writer(cfg, self.run_dir)
         bar = None
         previous_handler, sigint_ignored = None, False
         if cfg.progress_bar:
@@ -705,8 +528,8 @@ class PPOTrainer:
                 start = time.perf_counter()
                 buf = self.rollout()
                 stats = self.optimise(buf)
-                if self.eavesdropper is not None:
-                    stats.update(self._fit_eavesdropper())
+                if self.secrecy is not None:
+                    stats.update(self.secrecy.fit(self.rollout_stats))
                 self.update += 1
                 self.agent_steps += cfg.num_steps * self.slots  # counted once the update used them
                 elapsed = time.perf_counter() - start
@@ -714,35 +537,23 @@ class PPOTrainer:
                 if cfg.pool_size and self.update % cfg.snapshot_every == 0:
                     self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
                     self.pool = self.pool[-cfg.pool_size :]
-                recent, recent_pool = self.finished_returns[-200:], self.pool_returns[-200:]
-                recent_bots = self.bot_returns[-200:]
-                row = {
-                    "update": self.update,
-                    "agent_steps": self.agent_steps,
-                    "steps_per_s": cfg.num_steps * self.slots / elapsed,
-                    "episode_return": float(np.mean(recent)) if recent else float("nan"),
-                    "return_vs_pool": float(np.mean(recent_pool)) if recent_pool else float("nan"),
-                    "return_vs_bots": float(np.mean(recent_bots)) if recent_bots else float("nan"),
-                    "quartet_share": self.rollout_stats["quartet_share"],
-                    "best_count": self.rollout_stats["learner_best_count"],
-                    **{
-                        k: v
-                        for k, v in self.rollout_stats.items()
-                        if k.endswith(("_per_1k", "_share")) and k != "quartet_share"
-                    },
-                    "paid_seats_per_1k_ticks": 1000
-                    * self.rollout_stats["points"]
-                    / (cfg.num_steps * cfg.num_envs),
-                    "episodes": self.episodes,
-                    **stats,
-                }
+                row = progress_row(
+                    update=self.update,
+                    agent_steps=self.agent_steps,
+                    steps_per_s=cfg.num_steps * self.slots / elapsed,
+                    returns=(self.finished_returns, self.pool_returns, self.bot_returns),
+                    rollout_stats=self.rollout_stats,
+                    ticks=cfg.num_steps * cfg.num_envs,
+                    episodes=self.episodes,
+                    update_stats=stats,
+                )
                 self.history.append(row)
-                self._log(row, writer)
+                log_row(self.run_dir, row, writer)
                 if bar is not None:
                     bar.update(cfg.num_steps * self.slots)
                     bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ret=f"{row['episode_return']:.2f}")
                 if cfg.eval_every and self.update % cfg.eval_every == 0:
-                    self._log(self.evaluate(command), writer, prefix="eval")
+                    log_row(self.run_dir, self.evaluate(command), writer, prefix="eval")
                 committed = self.state_dict()  # this update is complete: from now on, the state
                 if self.update % cfg.checkpoint_every == 0:
                     self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt", committed)
@@ -775,53 +586,11 @@ class PPOTrainer:
     def evaluate(self, command: str = "") -> dict[str, float]:
         """Play the current policy against each of ``eval_bots`` through the harness, on the game's
         own rules and rewards (no shaping, no curriculum); logged to ``eval.csv`` and TensorBoard."""
-        from quatro_env.eval.harness import evaluate
-
         path = self.run_dir / "policy.pt"
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.export_policy(path, command)
         row: dict[str, float] = {"update": self.update, "agent_steps": self.agent_steps}
-        env = self.cfg.env_config(evaluation=True).model_dump()
-        for bot in self.cfg.eval_bots:
-            report = evaluate(
-                [str(path)] + [bot] * (self.n // 2 - 1),
-                matches=self.cfg.eval_matches,
-                config=env,
-                seed=self.update,
-                probe_matches=0,
-                workers=1,
-                progress=False,
-            )
-            team = report["lineups"][0]["teams"][0]
-            row[f"win_rate_vs_{bot}"] = team["win_rate"]
-            row[f"points_per_round_vs_{bot}"] = team["points_per_round"] or 0.0
-        return row
-
-    def _writer(self):
-        if not self.cfg.tensorboard:
-            return None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-        except ImportError as exc:
-            raise RuntimeError(
-                "tensorboard: logging needs the 'tensorboard' package "
-                "(pip install -e '.[train]') or set tensorboard=false"
-            ) from exc
-        return SummaryWriter(str(self.run_dir))
-
-    def _log(self, row: dict[str, float], writer, prefix: str = "train") -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        path = self.run_dir / ("progress.csv" if prefix == "train" else f"{prefix}.csv")
-        new = not path.exists() or (prefix == "train" and row["update"] == 1)
-        with path.open("w" if new else "a", newline="") as f:
-            out = csv.DictWriter(f, fieldnames=list(row))
-            if new:
-                out.writeheader()
-            out.writerow(row)
-        if writer is not None:
-            for key, value in row.items():
-                if key != "update":
-                    writer.add_scalar(f"{prefix}/{key}", value, row["agent_steps"])
+        return row | evaluate_policy(path, self.cfg, self.n, seed=self.update)
 
 
 def _trainer_from_args(args: argparse.Namespace) -> tuple[TrainConfig, PPOTrainer]:

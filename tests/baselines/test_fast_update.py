@@ -13,6 +13,7 @@ from baselines.config import TrainConfig
 from baselines.networks import recur
 from baselines.packing import learner_segments, pack
 from baselines.ppo import PPOTrainer
+from baselines.ppo_update import gae, packed_minibatch, ppo_loss, table_minibatch
 
 
 def _stepwise_gru(gru, x, done, h0):
@@ -125,7 +126,7 @@ def _cfg(tmp_path, **kw) -> TrainConfig:
 
 def _grads(trainer: PPOTrainer, mb) -> tuple[torch.Tensor, list[torch.Tensor]]:
     trainer.model.zero_grad()
-    loss, _ = trainer._loss(mb, ent_coef=0.01)
+    loss, _ = ppo_loss(trainer.model, mb, trainer.cfg, ent_coef=0.01)
     loss.backward()
     return loss.detach(), [p.grad.clone() for p in trainer.model.parameters()]
 
@@ -138,8 +139,8 @@ def _check_packed_equals_unpacked(cfg: TrainConfig) -> None:
     assert 0.1 < learn_share < 0.9, f"the batch should mix learner and other rows, got {learn_share}"
     segments = learner_segments(buf["done"], buf["learn"])
     for tables in (torch.arange(0, 4), torch.tensor([7, 2, 5, 0]), torch.arange(8)):
-        plain = trainer._table_minibatch(buf, tables)
-        packed = trainer._packed_minibatch(buf, tables, segments)
+        plain = table_minibatch(buf, tables, trainer.n, trainer.cfg.central_critic)
+        packed = packed_minibatch(buf, tables, segments, trainer.n, trainer.cfg.central_critic)
         assert int(packed["w"].sum()) == int(plain["w"].sum())
         assert packed["w"].numel() < plain["w"].numel(), "packing should drop rows"
         loss_plain, grads_plain = _grads(trainer, plain)
@@ -155,3 +156,31 @@ def test_packed_minibatch_gives_the_unpacked_loss_and_gradients_structured(tmp_p
 
 def test_packed_minibatch_gives_the_unpacked_loss_and_gradients_flat_central_critic(tmp_path):
     _check_packed_equals_unpacked(_cfg(tmp_path, arch="flat", central_critic=True))
+
+
+def test_gae_matches_the_recursion_written_out_and_stops_at_episode_ends():
+    """Three ticks, two slots; slot 1's memory resets before tick 2 (its episode ended at tick 1),
+    and slot 0's episode ends after the last tick (next_done)."""
+    gamma, lam = 0.9, 0.5
+    buf = {
+        "reward": torch.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]]),
+        "value": torch.tensor([[0.5, 0.1], [0.2, 0.3], [0.4, 0.6]]),
+        "done": torch.tensor([[False, False], [False, False], [False, True]]),
+    }
+    next_value, next_done = torch.tensor([10.0, 1.0]), torch.tensor([True, False])
+    adv, ret = gae(buf, next_value, next_done, gamma, lam)
+    r, v = buf["reward"], buf["value"]
+    # slot 0: the episode ends after tick 2, so tick 2 bootstraps nothing
+    d2 = r[2, 0] - v[2, 0]
+    d1 = r[1, 0] + gamma * v[2, 0] - v[1, 0]
+    d0 = r[0, 0] + gamma * v[1, 0] - v[0, 0]
+    a2 = d2
+    a1 = d1 + gamma * lam * a2
+    a0 = d0 + gamma * lam * a1
+    torch.testing.assert_close(adv[:, 0], torch.stack([a0, a1, a2]))
+    # slot 1: tick 1 ends its episode (done before tick 2): no bootstrap from tick 2 into tick 1
+    b2 = r[2, 1] + gamma * next_value[1] - v[2, 1]
+    b1 = r[1, 1] - v[1, 1]
+    b0 = r[0, 1] + gamma * v[1, 1] - v[0, 1] + gamma * lam * b1
+    torch.testing.assert_close(adv[:, 1], torch.stack([b0, b1, b2]))
+    torch.testing.assert_close(ret, adv + v)
