@@ -36,7 +36,6 @@ a stop between blocks changes a number. Ctrl-C drops the block in progress and w
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import signal
