@@ -18,6 +18,7 @@ from baselines.league import (
     smoothed_win_rate,
 )
 from baselines.league_config import load_league_config
+from baselines.ppo import VS_POOL
 
 SMOKE = "configs/league_smoke.yaml"
 
@@ -81,9 +82,10 @@ def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_pa
     row = league.play_block("mexp0")
     assert row["opponent"] == "main0" and trainer.update == league.cfg.updates_per_block
     assert all(
-        torch.equal(a, b) for a, b in zip(trainer.pool[0].values(), league.init_params["main0"].values())
+        torch.equal(a, b)
+        for a, b in zip(trainer.pool[0].values(), league.init_params["main0"].values(), strict=True)
     )
-    assert bool((trainer.mode == 1).all()), "an exploiter's every table plays the league opponent"
+    assert bool((trainer.mode == VS_POOL).all()), "an exploiter's every table plays the league opponent"
     record = league.wins["mexp0"]["main0"]
     assert sum(record) == len(trainer.pool_returns) == row["seat_episodes"] > 0
     assert record == outcomes(trainer.pool_returns)
