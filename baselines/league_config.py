@@ -109,6 +109,12 @@ class LeagueConfig(BaseModel):
                 raise ValueError(f"{where}.target: only a main_exploiter has a target")
             if agent.role == "main_exploiter" and (agent.target or mains[0]) not in mains:
                 raise ValueError(f"{where}.target: {agent.target!r} is not a main; choose among {mains}")
+            for key in EXPLOITER_MIX:
+                if agent.role != "main" and key in agent.overrides:
+                    raise ValueError(
+                        f"{where}.overrides.{key}: an exploiter plays league opponents at every table "
+                        f"(its mix is fixed: {EXPLOITER_MIX})"
+                    )
             for key in LEAGUE_OWNED:
                 if key in agent.overrides:
                     raise ValueError(f"{where}.overrides.{key}: set by the league, not per agent")
