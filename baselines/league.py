@@ -15,7 +15,7 @@ and keeps them at the table:
 
 Each agent is a :class:`~baselines.ppo.PPOTrainer`. The league trains them in turn, one *block* each
 (``updates_per_block`` PPO updates against one opponent, which sits in the trainer's pool as its only
-snapshot) and reads the block's results back from the trainer (``pool_returns``: the learner seats'
+snapshot) and reads each update's results back from the trainer (``pool_returns``: the learner seats'
 returns at the tables against the pool) into a **win-rate table**. Opponents are drawn by
 **prioritised fictitious self-play** (PFSP): an opponent beaten with win rate ``p`` is drawn with
 weight ``f(p)``; ``hard``: ``f(p) = (1 - p)^2`` (the main's default: play what beats you), ``variance``:
@@ -53,6 +53,8 @@ from baselines.trainer_state import cloned, set_numpy_rng_state
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 
 LEAGUE_FORMAT = "quatro-league/1"
+#: returns the trainer keeps per kind of table (``PPOTrainer._track_returns``: the last 1000)
+RETURNS_KEPT = 1000
 LEAGUE_FILE = "league.pt"
 REQUIRED_KEYS = ("config", "agents", "init_params", "players", "wins", "since_reset", "next_snapshot")
 REQUIRED_KEYS += ("turn", "legs", "rng")
@@ -264,12 +266,17 @@ class League:
         set_numpy_rng_state(own["numpy_rng"])
         opponent, params = self.choose_opponent(agent)
         trainer.pool = [params]
-        trainer.pool_returns = []  # from here: this block's returns against ``opponent`` alone
-        target = min(trainer.num_updates, trainer.update + cfg.updates_per_block)
-        trainer.train(updates=cfg.updates_per_block, command=command)
-        if trainer.update < target:  # the trainer caught a Ctrl-C and went back to its last update
-            raise Interrupted
-        record = outcomes(trainer.pool_returns)
+        record, capped = [0.0, 0.0, 0.0], False
+        for _ in range(cfg.updates_per_block):  # one update at a time: the trainer keeps few returns
+            if trainer.update >= trainer.num_updates:
+                break
+            before = trainer.update
+            trainer.pool_returns = []  # from here: this update's returns against ``opponent`` alone
+            trainer.train(updates=1, command=command)
+            if trainer.update == before:  # the trainer caught a Ctrl-C and went back to its last update
+                raise Interrupted
+            capped |= len(trainer.pool_returns) >= RETURNS_KEPT
+            record = [a + b for a, b in zip(record, outcomes(trainer.pool_returns), strict=True)]
         row = self.wins[agent].setdefault(opponent, [0.0, 0.0, 0.0])
         for k in range(3):
             row[k] += record[k]
@@ -286,6 +293,7 @@ class League:
             "block_win_rate": round((record[0] + record[1] / 2) / sum(record), 4) if sum(record) else None,
             "win_rate": round(self.win_rate(agent, opponent), 4),
             "players": len(self.players),
+            "capped": capped,  # an update ended more seat-episodes than the trainer keeps: counts are low
             "events": " ".join(events),
         }
 

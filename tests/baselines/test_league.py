@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from baselines import league as league_module
 from baselines.league import (
     LEAGUE_FILE,
     League,
@@ -76,9 +77,17 @@ def test_each_role_draws_its_opponents_from_its_own_set(tmp_path):
     assert drawn == {"lexp0"}
 
 
-def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_path):
+def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_path, monkeypatch):
     league = League(smoke(tmp_path))
     trainer = league.trainers["mexp0"]
+    real, per_update = trainer.train, []
+
+    def train_and_record(*args, **kwargs):
+        out = real(*args, **kwargs)
+        per_update.append(outcomes(trainer.pool_returns))  # the returns of the update just played
+        return out
+
+    monkeypatch.setattr(trainer, "train", train_and_record)
     row = league.play_block("mexp0")
     assert row["opponent"] == "main0" and trainer.update == league.cfg.updates_per_block
     assert all(
@@ -87,8 +96,11 @@ def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_pa
     )
     assert bool((trainer.mode == VS_POOL).all()), "an exploiter's every table plays the league opponent"
     record = league.wins["mexp0"]["main0"]
-    assert sum(record) == len(trainer.pool_returns) == row["seat_episodes"] > 0
-    assert record == outcomes(trainer.pool_returns)
+    assert len(per_update) == league.cfg.updates_per_block
+    assert record == [sum(r[k] for r in per_update) for k in range(3)]
+    assert sum(record) == row["seat_episodes"] > 0 and row["capped"] is False
+    monkeypatch.setattr(league_module, "RETURNS_KEPT", 1)  # as if an update ended more than it keeps
+    assert league.play_block("mexp0")["capped"] is True
 
 
 def test_snapshots_join_on_schedule_and_an_exploiter_resets_to_its_start(tmp_path):
