@@ -36,6 +36,7 @@ a stop between blocks changes a number. Ctrl-C drops the block in progress and w
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import signal
@@ -101,6 +102,50 @@ def _ignore_sigint():
     if threading.current_thread() is not threading.main_thread():
         return None
     return signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _can_hold() -> bool:
+    return hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+
+
+def _hold_sigint() -> None:
+    """Block SIGINT: a Ctrl-C now stays pending (not lost) until :func:`_release_sigint`."""
+    if _can_hold():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_sigint() -> None:
+    """Unblock SIGINT: a Ctrl-C held meanwhile is raised now (KeyboardInterrupt)."""
+    if _can_hold():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _trainer_saves_hold_sigint():
+    """While the league runs, the trainer's saves *hold* a Ctrl-C instead of discarding it.
+
+    ``PPOTrainer.train`` ignores SIGINT (``SIG_IGN``) while it writes its files at the end of every
+    call, so that a second Ctrl-C cannot cut a save short; the league calls it once an update, and a
+    Ctrl-C in that window would be lost. Here the trainer's ``_ignore_sigint`` blocks SIGINT instead
+    (and returns no handler to restore); the league releases it when ``train`` returns, and a Ctrl-C
+    that came meanwhile stops the league at a block boundary (hook wanted in the trainer)."""
+    import baselines.ppo as ppo
+
+    if not _can_hold() or not hasattr(ppo, "_ignore_sigint"):
+        yield
+        return
+    real = ppo._ignore_sigint
+
+    def hold_instead():
+        _hold_sigint()
+        return None
+
+    ppo._ignore_sigint = hold_instead
+    try:
+        yield
+    finally:
+        ppo._ignore_sigint = real
+        _release_sigint()
 
 
 class Interrupted(Exception):
@@ -272,7 +317,10 @@ class League:
                 break
             before = trainer.update
             trainer.pool_returns = []  # from here: this update's returns against ``opponent`` alone
-            trainer.train(updates=1, command=command)
+            try:
+                trainer.train(updates=1, command=command)
+            finally:
+                _release_sigint()  # a Ctrl-C held by the trainer's save is raised here
             if trainer.update == before:  # the trainer caught a Ctrl-C and went back to its last update
                 raise Interrupted
             capped |= len(trainer.pool_returns) >= RETURNS_KEPT
@@ -338,24 +386,13 @@ class League:
         each; Ctrl-C saves the last completed block and stops. True when the league is finished."""
         names = list(self.trainers)
         per_leg = self.cfg.blocks_per_leg * len(names)
-        played = 0
         self.dir.mkdir(parents=True, exist_ok=True)
         try:
-            while not self.finished() and (legs is None or played < legs):
-                while True:
-                    row = self.play_block(names[self.turn % len(names)], command)
-                    self.turn += 1
-                    if self.turn % per_leg == 0:
-                        self.legs += 1
-                    self.committed = self._snapshot_state()
-                    if row is not None:
-                        self._log(row)
-                    if self.turn % per_leg == 0 or self.finished():
-                        break
-                played += 1
-                self._save_quietly()
+            with _trainer_saves_hold_sigint():
+                self._run_legs(legs, per_leg, names, command)
         except (KeyboardInterrupt, Interrupted):
             previous = _ignore_sigint()
+            _release_sigint()  # a Ctrl-C held until now is dropped (it asked for this stop)
             try:
                 print(
                     f"\ninterrupted: back to the last completed block (turn {self.committed['turn']}), "
@@ -369,14 +406,29 @@ class League:
             return False
         return self.finished()
 
-    def _save_quietly(self) -> None:
-        """A leg's save is not cut short by a Ctrl-C (the next one stops the run)."""
-        previous = _ignore_sigint()
+    def _run_legs(self, legs: int | None, per_leg: int, names: list[str], command: str) -> None:
+        played = 0
+        while not self.finished() and (legs is None or played < legs):
+            while True:
+                row = self.play_block(names[self.turn % len(names)], command)
+                self.turn += 1
+                if self.turn % per_leg == 0:
+                    self.legs += 1
+                self.committed = self._snapshot_state()
+                if row is not None:
+                    self._log(row)
+                if self.turn % per_leg == 0 or self.finished():
+                    break
+            played += 1
+            self._save_whole()
+
+    def _save_whole(self) -> None:
+        """A leg's save is not cut short by a Ctrl-C: it is held, and stops the run right after."""
+        _hold_sigint()
         try:
             self.save()
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            _release_sigint()
 
     def _log(self, row: dict[str, Any]) -> None:
         path = self.dir / "league.csv"
