@@ -309,6 +309,8 @@ class League:
         own = self.agent_states[agent]
         torch.set_rng_state(own["torch_rng"])  # the agent's own stream, whatever ran before
         set_numpy_rng_state(own["numpy_rng"])
+        if own.get("cuda_rng") and trainer.device.type == "cuda":  # sampling on the GPU draws from it
+            torch.cuda.set_rng_state_all(own["cuda_rng"])
         opponent, params = self.choose_opponent(agent)
         trainer.pool = [params]
         record, capped = [0.0, 0.0, 0.0], False
