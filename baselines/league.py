@@ -15,12 +15,13 @@ and keeps them at the table:
 
 Each agent is a :class:`~baselines.ppo.PPOTrainer`. The league trains them in turn, one *block* each
 (``updates_per_block`` PPO updates against one opponent, which sits in the trainer's pool as its only
-snapshot) and reads each update's results back from the trainer (``pool_returns``: the learner seats'
-returns at the tables against the pool) into a **win-rate table**. Opponents are drawn by
-**prioritised fictitious self-play** (PFSP): an opponent beaten with win rate ``p`` is drawn with
-weight ``f(p)``; ``hard``: ``f(p) = (1 - p)^2`` (the main's default: play what beats you), ``variance``:
-``p (1 - p)`` (opponents of one's own level), ``linear``: ``1 - p``, ``uniform``: 1. Win rates are
-smoothed, ``p = (wins + draws / 2 + prior / 2) / (games + prior)``, so an unplayed opponent counts 0.5.
+snapshot) and reads the block's results back from the trainer (every return its ``pool_returns``
+received: the learner seats' returns at the tables against the pool) into a **win-rate table**.
+Opponents are drawn by **prioritised fictitious self-play** (PFSP): an opponent beaten with win rate
+``p`` is drawn with weight ``f(p)``; ``hard``: ``f(p) = (1 - p)^2`` (the default: play what beats
+you), ``variance``: ``p (1 - p)`` (opponents of one's own level), ``linear``: ``1 - p``, ``uniform``: 1.
+Win rates are smoothed, ``p = (wins + draws / 2 + prior / 2) / (games + prior)``, so an unplayed
+opponent counts 0.5.
 Every agent adds a frozen **snapshot** of itself every ``snapshot_every_steps`` of its agent-steps.
 
 Resume is exact: the league file (``league.pt``, format ``quatro-league/1``, read with
@@ -54,8 +55,6 @@ from baselines.trainer_state import cloned, set_numpy_rng_state
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 
 LEAGUE_FORMAT = "quatro-league/1"
-#: returns the trainer keeps per kind of table (``PPOTrainer._track_returns``: the last 1000)
-RETURNS_KEPT = 1000
 LEAGUE_FILE = "league.pt"
 REQUIRED_KEYS = ("config", "agents", "init_params", "players", "wins", "since_reset", "next_snapshot")
 REQUIRED_KEYS += ("turn", "legs", "rng")
@@ -125,7 +124,7 @@ def _trainer_saves_hold_sigint():
     """While the league runs, the trainer's saves *hold* a Ctrl-C instead of discarding it.
 
     ``PPOTrainer.train`` ignores SIGINT (``SIG_IGN``) while it writes its files at the end of every
-    call, so that a second Ctrl-C cannot cut a save short; the league calls it once an update, and a
+    call, so that a second Ctrl-C cannot cut a save short; the league calls it once a block, and a
     Ctrl-C in that window would be lost. Here the trainer's ``_ignore_sigint`` blocks SIGINT instead
     (and returns no handler to restore); the league releases it when ``train`` returns, and a Ctrl-C
     that came meanwhile stops the league at a block boundary (hook wanted in the trainer)."""
@@ -146,6 +145,39 @@ def _trainer_saves_hold_sigint():
     finally:
         ppo._ignore_sigint = real
         _release_sigint()
+
+
+class ReturnsTape(list):
+    """The trainer's ``pool_returns`` for one block: a list that also records every return added to it.
+
+    The trainer keeps only the last 1000 (``pool_returns = (pool_returns + new)[-1000:]``), and an
+    exploiter's update at 128 tables ends more seat-episodes than that. The tape keeps them all: adding
+    to it and slicing it give tapes that share one record (hook wanted: the trainer could count the
+    results of its pool tables itself)."""
+
+    def __init__(self, items=(), record: list[float] | None = None) -> None:
+        super().__init__(items)
+        self.record: list[float] = [] if record is None else record
+
+    def __add__(self, other):  # type: ignore[override]
+        other = list(other)
+        self.record.extend(other)
+        return ReturnsTape(list.__add__(self, other), self.record)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        item = list.__getitem__(self, index)
+        return ReturnsTape(item, self.record) if isinstance(index, slice) else item
+
+    def read_back(self, kept: list[float]) -> list[float]:
+        """Every return recorded, after checking that what the trainer kept is the record's tail (a
+        trainer that stores its returns another way would otherwise be miscounted in silence)."""
+        tail = self.record[len(self.record) - len(kept) :] if kept else []
+        if getattr(kept, "record", None) is not self.record or tail != list(kept):
+            raise RuntimeError(
+                "league: the trainer's pool_returns no longer holds the returns added during the block "
+                "(did PPOTrainer change how it keeps them?): the win-rate table cannot be read"
+            )
+        return list(self.record)
 
 
 class Interrupted(Exception):
@@ -313,20 +345,17 @@ class League:
             torch.cuda.set_rng_state_all(own["cuda_rng"])
         opponent, params = self.choose_opponent(agent)
         trainer.pool = [params]
-        record, capped = [0.0, 0.0, 0.0], False
-        for _ in range(cfg.updates_per_block):  # one update at a time: the trainer keeps few returns
-            if trainer.update >= trainer.num_updates:
-                break
-            before = trainer.update
-            trainer.pool_returns = []  # from here: this update's returns against ``opponent`` alone
-            try:
-                trainer.train(updates=1, command=command)
-            finally:
-                _release_sigint()  # a Ctrl-C held by the trainer's save is raised here
-            if trainer.update == before:  # the trainer caught a Ctrl-C and went back to its last update
-                raise Interrupted
-            capped |= len(trainer.pool_returns) >= RETURNS_KEPT
-            record = [a + b for a, b in zip(record, outcomes(trainer.pool_returns), strict=True)]
+        tape = ReturnsTape()  # from here: every return at the tables against ``opponent``
+        trainer.pool_returns = tape
+        target = min(trainer.num_updates, trainer.update + cfg.updates_per_block)
+        try:
+            trainer.train(updates=cfg.updates_per_block, command=command)
+        finally:
+            _release_sigint()  # a Ctrl-C held by the trainer's save is raised here
+        if trainer.update < target:  # the trainer caught a Ctrl-C and went back to its last update
+            raise Interrupted
+        returns = tape.read_back(trainer.pool_returns)
+        record = outcomes(returns)
         row = self.wins[agent].setdefault(opponent, [0.0, 0.0, 0.0])
         for k in range(3):
             row[k] += record[k]
@@ -343,7 +372,6 @@ class League:
             "block_win_rate": round((record[0] + record[1] / 2) / sum(record), 4) if sum(record) else None,
             "win_rate": round(self.win_rate(agent, opponent), 4),
             "players": len(self.players),
-            "capped": capped,  # an update ended more seat-episodes than the trainer keeps: counts are low
             "events": " ".join(events),
         }
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines import league as league_module
 from baselines.league import (
     LEAGUE_FILE,
     League,
+    ReturnsTape,
     load_league,
     outcomes,
     pfsp_probabilities,
@@ -82,17 +82,10 @@ def test_each_role_draws_its_opponents_from_its_own_set(tmp_path):
     assert drawn == {"lexp0"}
 
 
-def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_path, monkeypatch):
+def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_path):
     league = League(smoke(tmp_path))
     trainer = league.trainers["mexp0"]
-    real, per_update = trainer.train, []
-
-    def train_and_record(*args, **kwargs):
-        out = real(*args, **kwargs)
-        per_update.append(outcomes(trainer.pool_returns))  # the returns of the update just played
-        return out
-
-    monkeypatch.setattr(trainer, "train", train_and_record)
+    episodes = trainer.episodes
     row = league.play_block("mexp0")
     assert row["opponent"] == "main0" and trainer.update == league.cfg.updates_per_block
     assert all(
@@ -101,11 +94,20 @@ def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_pa
     )
     assert bool((trainer.mode == VS_POOL).all()), "an exploiter's every table plays the league opponent"
     record = league.wins["mexp0"]["main0"]
-    assert len(per_update) == league.cfg.updates_per_block
-    assert record == [sum(r[k] for r in per_update) for k in range(3)]
-    assert sum(record) == row["seat_episodes"] > 0 and row["capped"] is False
-    monkeypatch.setattr(league_module, "RETURNS_KEPT", 1)  # as if an update ended more than it keeps
-    assert league.play_block("mexp0")["capped"] is True
+    # every seat-episode the exploiter ended was against main0 (the trainer's own count), and counted
+    assert sum(record) == row["seat_episodes"] == trainer.episodes - episodes > 0
+    assert record == outcomes(trainer.pool_returns.record)
+
+
+def test_the_returns_tape_keeps_what_the_trainer_drops():
+    """The trainer keeps its last 1000 returns (``(returns + new)[-1000:]``); the tape keeps them all,
+    and refuses to be read if the trainer's list is not the tape's tail."""
+    kept = ReturnsTape()
+    for chunk in ([1.0] * 700, [-1.0] * 600, [0.0] * 5):
+        kept = (kept + chunk)[-1000:]
+    assert len(kept) == 1000 and outcomes(kept.read_back(kept)) == [700.0, 5.0, 600.0]
+    with pytest.raises(RuntimeError, match="pool_returns"):
+        kept.read_back(list(kept))  # a plain list: the trainer kept its returns another way
 
 
 def test_snapshots_join_on_schedule_and_an_exploiter_resets_to_its_start(tmp_path):
