@@ -131,8 +131,10 @@ class TrainConfig(BaseModel):
     max_grad_norm: PositiveFloat = 0.5
     target_kl: PositiveFloat | None = None
     # network
-    arch: Literal["flat", "structured"] = Field(
-        "structured", description="flat: MLP+GRU; structured: + pair-scored exchanges, sign pointer, skips"
+    arch: Literal["flat", "structured", "ledger"] = Field(
+        "structured",
+        description="flat: MLP+GRU; structured: + pair-scored exchanges, sign pointer, skips; "
+        "ledger: + public exchange and pulse counts per seat in memory (exchange_memory.py)",
     )
     hidden_size: PositiveInt = 256
     rnn_size: PositiveInt = 128

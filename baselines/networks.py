@@ -233,9 +233,13 @@ def build_model(
     state_dim: int | None = None,
     num_players: int = 4,
 ) -> RecurrentActorCritic:
-    """The network named by a config's ``arch``: ``"flat"`` or ``"structured"``."""
+    """The network named by a config's ``arch``: ``"flat"``, ``"structured"`` or ``"ledger"``."""
     if arch == "flat":
         return RecurrentActorCritic(obs_dim, num_actions, hidden, rnn, state_dim)
     if arch == "structured":
         return StructuredActorCritic(obs_dim, num_actions, hidden, rnn, state_dim, num_players)
-    raise ValueError(f"arch: 'flat' or 'structured', got {arch!r}")
+    if arch == "ledger":  # structured + public exchange/pulse counts in memory (exchange_memory.py)
+        from baselines.exchange_memory import LedgerActorCritic
+
+        return LedgerActorCritic(obs_dim, num_actions, hidden, rnn, state_dim, num_players)
+    raise ValueError(f"arch: 'flat', 'structured' or 'ledger', got {arch!r}")
