@@ -155,9 +155,11 @@ class LedgerActorCritic(StructuredActorCritic):
 
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
-    ) -> tuple[Categorical, torch.Tensor]:
+    ) -> tuple[Categorical, torch.Tensor | None]:
         dim = self.ledger.feature_dim
         ledger = memory[..., -dim:]
         dist, value = super().heads(memory[..., :-dim], mask, state)
         logits = (dist.logits + self.ledger_skip(ledger)).masked_fill(mask == 0, -1e9)
+        if value is None:  # a central critic's seat played alone (see StructuredActorCritic.heads)
+            return Categorical(logits=logits), None
         return Categorical(logits=logits), value + self.ledger_value(ledger).squeeze(-1)

@@ -90,10 +90,12 @@ class RecurrentActorCritic(nn.Module):
 
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
-    ) -> tuple[Categorical, torch.Tensor]:
+    ) -> tuple[Categorical, torch.Tensor | None]:
         logits = self.actor(memory).masked_fill(mask == 0, -1e9)
         critic_in = memory
         if self.state_encoder is not None:
+            if state is None:  # a seat played alone: the actor only (the central value needs the table)
+                return Categorical(logits=logits), None
             critic_in = torch.cat([memory, self.state_encoder(state.float() * (1.0 / 255.0))], dim=-1)
         return Categorical(logits=logits), self.critic(critic_in).squeeze(-1)
 
@@ -190,7 +192,7 @@ class StructuredActorCritic(RecurrentActorCritic):
 
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
-    ) -> tuple[Categorical, torch.Tensor]:
+    ) -> tuple[Categorical, torch.Tensor | None]:
         lead = memory.shape[:-1]
         parsed = memory.reshape(-1, memory.shape[-1])
         r, f = self.rnn_size, self.features.table_dim
@@ -217,6 +219,8 @@ class StructuredActorCritic(RecurrentActorCritic):
         logits = logits.reshape(*lead, -1).masked_fill(mask == 0, -1e9)
         critic_in = torch.cat([mem, table], dim=-1)
         if self.state_encoder is not None:
+            if state is None:  # a seat played alone: the actor only (the central value needs the table)
+                return Categorical(logits=logits), None
             critic_in = torch.cat(
                 [critic_in, self.state_encoder(state.reshape(-1, state.shape[-1]).float() / 255.0)], -1
             )

@@ -44,17 +44,19 @@ def load_policy_file(name_or_path: str | Path) -> dict[str, Any]:
 
 def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str, Any]]:
     payload = load_policy_file(name_or_path)
+    # a central critic's value head also reads the whole table (its state encoder); playing needs only the
+    # actor, but the file is loaded whole and strictly so a wrong or truncated file is refused, not half-used
+    state_encoder = payload["model"].get("state_encoder.0.weight")
     model = build_model(
         payload.get("arch", "flat"),
         payload["obs_dim"],
         payload["num_actions"],
         payload["hidden_size"],
         payload["rnn_size"],
+        state_dim=None if state_encoder is None else int(state_encoder.shape[1]),
         num_players=payload["num_players"],
     )
-    model.load_state_dict(
-        {k: v for k, v in payload["model"].items() if not k.startswith("state_encoder")}, strict=False
-    )
+    model.load_state_dict(payload["model"])
     model.eval()
     return model, payload
 

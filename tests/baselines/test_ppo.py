@@ -172,3 +172,24 @@ def test_a_second_ctrl_c_while_stopping_does_not_cut_the_save_short(cfg, monkeyp
     assert load_trainer_checkpoint(trainer.run_dir / "latest.pt")["update"] == 1
     assert (trainer.run_dir / "policy.pt").exists()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_central_critic_run_exports_a_policy_that_loads_and_plays(tmp_path):
+    """A central critic's value head reads the whole table: its policy file still loads (strictly, the
+    critic included) and plays a seat; it once failed at the run's first periodic evaluation."""
+    from baselines.policy import PPOPolicy, load_model
+    from quatro_env.batched import BatchedQuatroEngine
+
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "central_critic=true", "total_agent_steps=8192"])
+    trainer = PPOTrainer(cfg)
+    trainer.train(updates=1)
+    path = tmp_path / "policy.pt"
+    trainer.export_policy(path, "test")
+    model, payload = load_model(path)
+    assert model.state_encoder is not None
+    assert_same_weights(model, trainer.model)
+    engine = BatchedQuatroEngine(num_envs=1, num_players=payload["num_players"])
+    result = engine.reset(seed=0)
+    seat = PPOPolicy(payload["num_players"], seed=0, path=path)
+    action = seat.act(result.observations[0, 0].numpy(), result.masks[0, 0].numpy())
+    assert result.masks[0, 0, action]
