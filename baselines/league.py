@@ -37,7 +37,6 @@ a stop between blocks changes a number. Ctrl-C drops the block in progress and w
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import signal
@@ -119,67 +118,6 @@ def _release_sigint() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-@contextlib.contextmanager
-def _trainer_saves_hold_sigint():
-    """While the league runs, the trainer's saves *hold* a Ctrl-C instead of discarding it.
-
-    ``PPOTrainer.train`` ignores SIGINT (``SIG_IGN``) while it writes its files at the end of every
-    call, so that a second Ctrl-C cannot cut a save short; the league calls it once a block, and a
-    Ctrl-C in that window would be lost. Here the trainer's ``_ignore_sigint`` blocks SIGINT instead
-    (and returns no handler to restore); the league releases it when ``train`` returns, and a Ctrl-C
-    that came meanwhile stops the league at a block boundary (hook wanted in the trainer)."""
-    import baselines.ppo as ppo
-
-    if not _can_hold() or not hasattr(ppo, "_ignore_sigint"):
-        yield
-        return
-    real = ppo._ignore_sigint
-
-    def hold_instead():
-        _hold_sigint()
-        return None
-
-    ppo._ignore_sigint = hold_instead
-    try:
-        yield
-    finally:
-        ppo._ignore_sigint = real
-        _release_sigint()
-
-
-class ReturnsTape(list):
-    """The trainer's ``pool_returns`` for one block: a list that also records every return added to it.
-
-    The trainer keeps only the last 1000 (``pool_returns = (pool_returns + new)[-1000:]``), and an
-    exploiter's update at 128 tables ends more seat-episodes than that. The tape keeps them all: adding
-    to it and slicing it give tapes that share one record (hook wanted: the trainer could count the
-    results of its pool tables itself)."""
-
-    def __init__(self, items=(), record: list[float] | None = None) -> None:
-        super().__init__(items)
-        self.record: list[float] = [] if record is None else record
-
-    def __add__(self, other):  # type: ignore[override]
-        other = list(other)
-        self.record.extend(other)
-        return ReturnsTape(list.__add__(self, other), self.record)
-
-    def __getitem__(self, index):  # type: ignore[override]
-        item = list.__getitem__(self, index)
-        return ReturnsTape(item, self.record) if isinstance(index, slice) else item
-
-    def read_back(self, kept: list[float]) -> list[float]:
-        """Every return recorded, after checking that what the trainer kept is the record's tail (a
-        trainer that stores its returns another way would otherwise be miscounted in silence)."""
-        tail = self.record[len(self.record) - len(kept) :] if kept else []
-        if getattr(kept, "record", None) is not self.record or tail != list(kept):
-            raise RuntimeError(
-                "league: the trainer's pool_returns no longer holds the returns added during the block "
-                "(did PPOTrainer change how it keeps them?): the win-rate table cannot be read"
-            )
-        return list(self.record)
-
-
 class Interrupted(Exception):
     """The trainer caught a Ctrl-C inside its block (it returns early instead of raising)."""
 
@@ -197,6 +135,7 @@ class League:
         self.agent_states: dict[str, dict[str, Any]] = {}
         for index, spec in enumerate(cfg.agents):
             self.trainers[spec.name] = PPOTrainer(cfg.agent_config(index))  # seeds torch and numpy
+            self.trainers[spec.name].hold_sigint_while_saving = True  # a Ctrl-C in its saves stops the league
             if state is None:  # right away: each agent's RNG stream starts from its own seed
                 self._start_agent(spec.name)
         if state is None:
@@ -214,9 +153,9 @@ class League:
             trainer.opponent.load_state_dict(trainer.model.state_dict())
         self.init_params[name] = cloned(trainer.model.state_dict())
         # placeholder opponent (itself; each block replaces it), as quatro-exploit does: the trainer
-        # seats tables against the pool only when it has one (hook wanted: a public re-seat)
+        # seats tables against the pool only when it has one
         trainer.pool = [self.init_params[name]]
-        trainer._assign_opponents(torch.arange(trainer.cfg.num_envs, device=trainer.device))
+        trainer.reseat_opponents()
         self.agent_states[name] = trainer.state_dict()
 
     def _fresh(self) -> None:
@@ -345,16 +284,16 @@ class League:
             torch.cuda.set_rng_state_all(own["cuda_rng"])
         opponent, params = self.choose_opponent(agent)
         trainer.pool = [params]
-        tape = ReturnsTape()  # from here: every return at the tables against ``opponent``
-        trainer.pool_returns = tape
+        returns: list[float] = []  # from here: every return at the tables against ``opponent``
+        trainer.pool_record = returns
         target = min(trainer.num_updates, trainer.update + cfg.updates_per_block)
         try:
             trainer.train(updates=cfg.updates_per_block, command=command)
         finally:
+            trainer.pool_record = None
             _release_sigint()  # a Ctrl-C held by the trainer's save is raised here
         if trainer.update < target:  # the trainer caught a Ctrl-C and went back to its last update
             raise Interrupted
-        returns = tape.read_back(trainer.pool_returns)
         record = outcomes(returns)
         row = self.wins[agent].setdefault(opponent, [0.0, 0.0, 0.0])
         for k in range(3):
@@ -418,8 +357,7 @@ class League:
         per_leg = self.cfg.blocks_per_leg * len(names)
         self.dir.mkdir(parents=True, exist_ok=True)
         try:
-            with _trainer_saves_hold_sigint():
-                self._run_legs(legs, per_leg, names, command)
+            self._run_legs(legs, per_leg, names, command)
         except (KeyboardInterrupt, Interrupted):
             previous = _ignore_sigint()
             _release_sigint()  # a Ctrl-C held until now is dropped (it asked for this stop)

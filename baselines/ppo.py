@@ -59,10 +59,14 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
-def _ignore_sigint():
+def _ignore_sigint(hold: bool = False):
     """Ignore SIGINT from now on; return the handler to restore (None off the main thread, where
-    signal handlers cannot be set)."""
+    signal handlers cannot be set). ``hold``: block it instead (``pthread_sigmask``), so that a Ctrl-C
+    stays pending for the caller to release (:attr:`PPOTrainer.hold_sigint_while_saving`)."""
     if threading.current_thread() is not threading.main_thread():
+        return None
+    if hold and hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         return None
     return signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -123,9 +127,20 @@ class PPOTrainer:
         self.potential = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
         self.pool_returns: list[float] = []  # the last 1000 of each are kept
+        #: when a list, every return at a table against the pool is also appended to it, unbounded
+        #: (a league counts each block's results; not checkpointed: it is the caller's record)
+        self.pool_record: list[float] | None = None
+        #: a Ctrl-C during the saves at the end of ``train`` is held pending (SIGINT blocked, for the
+        #: caller to unblock) instead of ignored: a caller that trains in many calls must not lose it
+        self.hold_sigint_while_saving = False
         self.episodes = 0
         self.run_dir = Path(cfg.out_dir) / cfg.run_name
         self.history: list[dict[str, float]] = []
+
+    def reseat_opponents(self) -> None:
+        """Draw every table's opponents again (pool snapshot, bots or self-play, by the current
+        stage's mix): for a caller that has just replaced the pool, e.g. a league's next block."""
+        self._assign_opponents(torch.arange(self.cfg.num_envs, device=self.device))
 
     # ------------------------------------------------------------------ self-play bookkeeping
     def _assign_opponents(self, tables: torch.Tensor) -> None:
@@ -367,7 +382,10 @@ class PPOTrainer:
             self.finished_returns = (self.finished_returns + self.running_return[ended].tolist())[-1000:]
             mode = self.mode.repeat_interleave(self.n)
             vs_pool, vs_bots = (mode == VS_POOL) & ended, (mode == VS_BOTS) & ended
-            self.pool_returns = (self.pool_returns + self.running_return[vs_pool].tolist())[-1000:]
+            pool = self.running_return[vs_pool].tolist()
+            self.pool_returns = (self.pool_returns + pool)[-1000:]
+            if self.pool_record is not None:
+                self.pool_record.extend(pool)
             self.bot_returns = (self.bot_returns + self.running_return[vs_bots].tolist())[-1000:]
         self.running_return[self.next_done] = 0
 
@@ -561,7 +579,7 @@ class PPOTrainer:
         except KeyboardInterrupt:
             # a second Ctrl-C (or a signal sent to both ``timeout`` and its child) must not cut the
             # save short: further SIGINTs are ignored until the checkpoint is written
-            previous_handler, sigint_ignored = _ignore_sigint(), True
+            previous_handler, sigint_ignored = _ignore_sigint(self.hold_sigint_while_saving), True
             print(
                 f"\ninterrupted: back to the last completed update ({committed['update']}), "
                 f"writing {self.run_dir / 'latest.pt'}",
@@ -574,7 +592,7 @@ class PPOTrainer:
             if writer is not None:
                 writer.close()
         if not sigint_ignored:  # a Ctrl-C now would cut the final save short
-            previous_handler, sigint_ignored = _ignore_sigint(), True
+            previous_handler, sigint_ignored = _ignore_sigint(self.hold_sigint_while_saving), True
         try:
             self.save(self.run_dir / "latest.pt", committed)
             self.export_policy(self.run_dir / "policy.pt", command)

@@ -16,7 +16,6 @@ import torch
 from baselines.league import (
     LEAGUE_FILE,
     League,
-    ReturnsTape,
     load_league,
     outcomes,
     pfsp_probabilities,
@@ -96,18 +95,19 @@ def test_a_block_trains_against_its_opponent_and_fills_the_win_rate_table(tmp_pa
     record = league.wins["mexp0"]["main0"]
     # every seat-episode the exploiter ended was against main0 (the trainer's own count), and counted
     assert sum(record) == row["seat_episodes"] == trainer.episodes - episodes > 0
-    assert record == outcomes(trainer.pool_returns.record)
+    assert trainer.pool_record is None, "the block's record is the league's, handed back at its end"
 
 
-def test_the_returns_tape_keeps_what_the_trainer_drops():
-    """The trainer keeps its last 1000 returns (``(returns + new)[-1000:]``); the tape keeps them all,
-    and refuses to be read if the trainer's list is not the tape's tail."""
-    kept = ReturnsTape()
-    for chunk in ([1.0] * 700, [-1.0] * 600, [0.0] * 5):
-        kept = (kept + chunk)[-1000:]
-    assert len(kept) == 1000 and outcomes(kept.read_back(kept)) == [700.0, 5.0, 600.0]
-    with pytest.raises(RuntimeError, match="pool_returns"):
-        kept.read_back(list(kept))  # a plain list: the trainer kept its returns another way
+def test_the_trainer_records_every_pool_return_the_league_asks_for(tmp_path):
+    """The trainer keeps its last 1000 pool returns; ``pool_record`` gets every one (an exploiter's
+    update ends more seat-episodes than that), and the win-rate row is their outcomes."""
+    league = League(smoke(tmp_path))
+    trainer = league.trainers["mexp0"]
+    trainer.pool_record = record = []
+    trainer.pool_returns = [9.0] * 1000  # full: each new return pushes one of these out
+    trainer.train(updates=1)
+    assert record and trainer.pool_returns[-len(record) :] == record
+    assert 9.0 not in record and sum(outcomes(record)) == len(record)
 
 
 def test_snapshots_join_on_schedule_and_an_exploiter_resets_to_its_start(tmp_path):
