@@ -22,7 +22,7 @@ from quatro_env.eval.harness import evaluate
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
 #: the order is the order of measurement: the references of the scale and ppo_4p first
 FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
-BOTS = ("honest", "cover", "shout", "counter", "decoy", "eavesdropper", "collector")
+BOTS = ("honest", "cover", "cover:beat=false", "shout", "counter", "decoy", "eavesdropper", "collector")
 CONFIG = {"round_seconds": 60, "points_to_win": 3}
 
 
