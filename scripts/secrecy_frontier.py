@@ -5,7 +5,8 @@ the PPO evaluation config (round 60 s, 3 points, at most 10 rounds); the same ma
 rate against counter and its secrecy (Eve/Bob time-matched AUCs, gap with a match bootstrap CI).
 Results accumulate in ``docs/results/secrecy/secrecy.json`` (a policy already there is skipped:
 the job can be stopped and resumed); then the table ``secrecy.md`` and the frontier plot
-``frontier.png`` are written (with best-response win rates from ``exploit_*.json`` where measured).
+``frontier.png`` are written (with best-response win rates from ``exploit_*.json`` where measured),
+and the table's copy in ``docs/evaluation.md`` (between its ``secrecy:begin``/``end`` markers).
 
     OMP_NUM_THREADS=1 python scripts/secrecy_frontier.py --matches 200
 """
@@ -22,7 +23,7 @@ from quatro_env.eval.harness import evaluate
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
 #: the order is the order of measurement: the references of the scale and ppo_4p first
 FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
-BOTS = ("honest", "cover", "shout", "counter", "decoy", "eavesdropper", "collector")
+BOTS = ("honest", "cover", "cover:beat=false", "shout", "counter", "decoy", "eavesdropper", "collector")
 CONFIG = {"round_seconds": 60, "points_to_win": 3}
 
 
@@ -99,8 +100,16 @@ def write_outputs(done: dict) -> None:
     for f in sorted(OUT.glob("exploit_*.json")):
         e = json.loads(f.read_text())
         exploit[e["policy"]] = e
-    (OUT / "secrecy.md").write_text(secrecy_table(done["rows"], exploit) + "\n")
+    table = secrecy_table(done["rows"], exploit)
+    (OUT / "secrecy.md").write_text(table + "\n")
     secrecy_frontier(done["rows"], exploit, OUT / "frontier.png")
+    # the copy of the table in docs/evaluation.md, between its markers
+    doc = OUT.parents[1] / "evaluation.md"
+    text = doc.read_text()
+    begin, end = "<!-- secrecy:begin -->\n", "<!-- secrecy:end -->"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        doc.write_text(head + begin + table + "\n" + end + rest.split(end, 1)[1])
 
 
 if __name__ == "__main__":

@@ -6,11 +6,10 @@ sign ("I hold a quartet"); they differ only in what the channel looks like to so
 
 * **cover** — both members take the floor at the start of the round and keep it; every pulse (Q15:
   every ``pulse_seconds``) shows a fresh uniformly random emoji that is not the team sign, so the
-  channel is a steady, memoryless stream. Holding a quartet, the member switches its emoji to the sign,
-  which therefore appears at its *next regular pulse*: to an outsider that pulse looks like any other.
-  The partner calls «Quatro» on it (after ``partner_delay`` ticks). With ``pulse_timing`` the member
-  waits with the exchange that completes its quartet until the tick before its next pulse, so the
-  quartet is held (and exposed to «Contra») for as few ticks as possible.
+  channel is a steady, memoryless stream; and each member makes exactly one exchange per pulse, in the
+  pulse's tick, whatever it holds. The exchange that completes a quartet is one of these beats and
+  its pulse shows the sign: to an outsider that tick looks like any other beat. The partner calls
+  «Quatro» on it (after ``partner_delay`` ticks).
 * **shout** — both members hold the floor *armed* (no emoji: nothing is shown, Q16) and the first emoji,
   the sign, pulses at once when a quartet forms: the fastest code there is, and any pulse means
   "quartet" to anyone.
@@ -28,16 +27,32 @@ NO_PULSE = 255  # the encoder's pulse_age before any pulse
 
 
 class CoverBot(HonestBot):
-    """Cover traffic on a fixed rhythm: the floor always held, a fresh random non-sign emoji at every
-    pulse, the sign at the holder's next pulse once it holds a quartet (the partner calls on it).
+    """Cover traffic on a fixed rhythm, in the channel *and* in the exchanges.
 
-    ``partner_delay``: ticks the partner waits after the sign's pulse before it calls (0 = the next
-    tick). ``pulse_timing``: hold back the exchange that completes a quartet until the tick before the
-    member's next pulse (the sign then pulses on the tick after the quartet forms).
+    Both members take the floor at the start of the round and keep it; every pulse (Q15) shows a fresh
+    uniformly random emoji that is not the team sign. With ``beat`` (the default) the member also
+    exchanges on a fixed public schedule whatever it holds: exactly one exchange per pulse, in the
+    pulse's own tick (the collector's exchange when the center offers its target, otherwise a neutral
+    swap that keeps its collection), and none in between. The exchange that completes a quartet is
+    therefore one beat among the others; the emoji for that pulse, chosen the tick before, is the sign
+    (the member sees the center then), so the sign shows in the very tick the quartet forms. The partner
+    calls «Quatro» on a sign pulse that came with an exchange of the member (a rejected exchange, Q14,
+    leaves the sign without a quartet and no call) after ``partner_delay`` ticks.
+
+    Why: a holder cannot exchange without breaking its quartet (all four copies are in its hand), so a
+    collector that exchanges whenever it can shows a holder by its silence, and the tick after a
+    completing exchange is the only tick most quartets are held (opponents read the exchanges). On the
+    beat, every member exchanges on the same ticks and is silent on the same ticks.
+
+    ``beat=False`` is the channel-only cover (exchanges whenever the collector has one; the sign at the
+    holder's *next* pulse), kept to measure what the exchange cover buys; its ``pulse_timing`` holds
+    back the exchange that completes a quartet until the tick before the member's next pulse.
     """
 
     partner_delay = 0
     pulse_timing = False
+    beat = True
+    beats = 2
 
     def __init__(
         self,
@@ -45,15 +60,22 @@ class CoverBot(HonestBot):
         seed: int | None = None,
         partner_delay: int | None = None,
         pulse_timing: bool | None = None,
+        beat: bool | None = None,
+        beats: int | None = None,
     ) -> None:
+        if beats is not None:
+            if isinstance(beats, bool) or not isinstance(beats, int) or beats < 1:
+                raise ValueError(f"beats: a whole number of exchanges per pulse >= 1, got {beats!r}")
+            self.beats = beats
         if partner_delay is not None:
             if isinstance(partner_delay, bool) or not isinstance(partner_delay, int) or partner_delay < 0:
                 raise ValueError(f"partner_delay: a whole number of ticks >= 0, got {partner_delay!r}")
             self.partner_delay = partner_delay
-        if pulse_timing is not None:
-            if not isinstance(pulse_timing, bool):
-                raise ValueError(f"pulse_timing: true or false, got {pulse_timing!r}")
-            self.pulse_timing = pulse_timing
+        for name, value in (("pulse_timing", pulse_timing), ("beat", beat)):
+            if value is not None:
+                if not isinstance(value, bool):
+                    raise ValueError(f"{name}: true or false, got {value!r}")
+                setattr(self, name, value)
         # the rules' default period until two own pulses show the table's (the bot is told no config)
         self.default_period = to_ticks(QuatroConfig(num_players=num_players)).pulse
         super().__init__(num_players, seed)
@@ -63,13 +85,90 @@ class CoverBot(HonestBot):
         self.shown_since_choice = True  # the current emoji (none yet) has been pulsed: choose a fresh one
         self.period = getattr(self, "period", self.default_period)
         self._last_age: int | None = None
+        self.call_due: int | None = None  # beat: the tick (of the round) to call «Quatro» from
 
     def play(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        view = self.view
-        sign = view.sign(obs)
+        sign = self.view.sign(obs)
         self._track_own_pulses(obs)
         if sign is None:
             return self.collect(obs, mask)
+        return self._play_beat(obs, mask, sign) if self.beat else self._play_channel(obs, mask, sign)
+
+    # --- beat: one exchange per pulse, in the pulse's tick
+    def _play_beat(self, obs: np.ndarray, mask: np.ndarray, sign: int) -> int:
+        view, p = self.view, self.view.partner
+        emoji, age = view.pulse(obs, p)
+        if self.call_due is None and age == 0 and emoji == sign and view.exchange(obs, p) is not None:
+            self.call_due = self.tick_in_round + self.partner_delay
+        if self.call_due is not None and self.tick_in_round >= self.call_due and mask[self.A_QUATRO]:
+            return self.A_QUATRO  # held back once if I hold a quartet too (Q18), repeated next tick
+        if not view.floor(obs, 0):
+            return self.A_TAKE if mask[self.A_TAKE] else 0
+        mine = view.my_emoji(obs)
+        if self.holds_quartet(obs):
+            return self.A_SHOW0 + sign if mine != sign else 0  # quiet: the partner calls
+        if mine is None:
+            return self._fresh_cover(sign)  # the first emoji after taking the floor starts the rhythm
+        _, my_age = view.pulse(obs, 0)
+        if my_age == NO_PULSE:
+            return 0
+        if my_age + 2 == self.period:  # the tick before my pulse: arm the sign if the beat completes
+            if self._completes(obs):
+                return self.A_SHOW0 + sign if mine != sign else 0
+            return self._fresh_cover(sign) if mine == sign or self.shown_since_choice else 0
+        if my_age + 1 == self.period:  # my pulse's tick: the beat's exchange
+            if mine == sign and not self._completes(obs):
+                return self._fresh_cover(sign)  # the fourth card went: no sign, no quartet
+            return self._beat_exchange(obs, mask, complete=mine == sign)
+        if my_age + 1 in self._off_beats():  # a beat between pulses: never the completing exchange
+            return self._beat_exchange(obs, mask, complete=False)
+        return 0
+
+    def _off_beats(self) -> set[int]:
+        """Ticks since my last pulse (+1) of the beats between two pulses, evenly spaced."""
+        return {self.period * j // self.beats for j in range(1, self.beats)}
+
+    def _beat_exchange(self, obs: np.ndarray, mask: np.ndarray, complete: bool) -> int:
+        """The collector's exchange if it is allowed to complete (or does not), else a neutral swap."""
+        if not mask[self.A_EXCHANGE0]:
+            return 0
+        if complete or not self._completes(obs):
+            action = self.collect(obs, mask)
+            if action:
+                return action
+        return self._neutral_exchange(obs)
+
+    def _neutral_exchange(self, obs: np.ndarray) -> int:
+        """A swap that keeps my collection: give a card of a value I hold fewest of (never the target)
+        and take a center card that is not the target, preferring one of a value I already hold."""
+        hand, center = self.view.hand(obs), self.view.center(obs)
+        if len(hand) != 4 or len(center) != 4:
+            return 0
+        counts = np.bincount(hand, minlength=self.view.v)
+        target = self.target if self.target is not None else int(np.argmax(counts))
+        takes = [c for c in range(4) if center[c] != target]
+        gives = [h for h in range(4) if hand[h] != target]
+        if not takes or not gives:
+            return 0
+        give = min(gives, key=lambda h: (counts[hand[h]], h))
+        takes = [c for c in takes if center[c] != hand[give]] or takes
+        takes = [c for c in takes if c in self._my_half(obs)] or takes
+        return self.exchange_action(give, takes[int(self.rng.integers(len(takes)))])
+
+    def _my_half(self, obs: np.ndarray) -> tuple[int, ...]:
+        """The center slots my neutral swaps use this beat, the partner's the other two, so that the
+        two members (who exchange in the same tick) do not reject each other's swap (Q14): the member
+        whose last pulse showed the lower emoji takes slots 0-1. Both see both pulses (public), and the
+        covers are random, so the split is common knowledge and changes every beat."""
+        mine, _ = self.view.pulse(obs, 0)
+        theirs, _ = self.view.pulse(obs, self.view.partner)
+        if mine is None or theirs is None or mine == theirs:
+            return (0, 1, 2, 3)
+        return (0, 1) if mine < theirs else (2, 3)
+
+    # --- channel only (beat=False)
+    def _play_channel(self, obs: np.ndarray, mask: np.ndarray, sign: int) -> int:
+        view = self.view
         p = view.partner
         emoji, age = view.pulse(obs, p)
         if emoji == sign and view.floor(obs, p) and age >= self.partner_delay and mask[self.A_QUATRO]:
@@ -80,7 +179,7 @@ class CoverBot(HonestBot):
         if self.holds_quartet(obs):
             return self.A_SHOW0 + sign if mine != sign else 0
         if mine is None:
-            return self._fresh_cover(sign)  # the first emoji after taking the floor starts the rhythm
+            return self._fresh_cover(sign)
         exchange = self.collect(obs, mask)
         if exchange and self.pulse_timing and not self._just_before_pulse(obs):
             exchange = 0  # every exchange on the beat, so the one that completes a quartet looks like any
@@ -104,7 +203,7 @@ class CoverBot(HonestBot):
         return age != NO_PULSE and age + 2 == self.period
 
     def _completes(self, obs: np.ndarray) -> bool:
-        """The exchange the collector would make now gives me a quartet (three held, the fourth shown)."""
+        """The center offers the fourth card of a value I hold three of."""
         hand, center = self.view.hand(obs), self.view.center(obs)
         if len(hand) != 4:
             return False

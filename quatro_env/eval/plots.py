@@ -149,7 +149,7 @@ def secrecy_frontier(
         s = r["secrecy"]
         if s.get("gap") is None:
             continue
-        color = f"C{k % 10}"
+        color = plt.get_cmap("tab20")(k % 20)  # more policies than the ten default colours
         gap, (glo, ghi) = s["gap"], s["gap_ci95"]
         w, (wlo, whi) = r["win_rate_vs_counter"], r["win_ci95"]
         ax.errorbar(

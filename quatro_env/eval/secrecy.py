@@ -112,6 +112,62 @@ def decoder_data(records: Sequence[dict[str, Any]], slot: int, num_players: int)
     return data
 
 
+#: Eve's input groups for ablations (:func:`without`): the fields of the egocentric observation
+#: that carry the channel, the exchanges (cards, cooldowns, the center, Eve's own hand), and the
+#: resolution position of each seat's action (public after the tick, Q9: it shows *that* a seat acted)
+INPUT_GROUPS = {
+    "channel": (
+        "floor",
+        "floor_wait",
+        "pulse_emoji",
+        "pulse_age",
+        "took_floor",
+        "released_floor",
+        "self.emoji",
+    ),
+    "exchanges": (
+        "exchanged",
+        "exchange_slot",
+        "taken",
+        "placed",
+        "exchange_wait",
+        "table.center",
+        "self.hand",
+        "self.rejected_slot",
+    ),
+    "order": ("order",),
+}
+
+
+def input_columns(num_players: int, group: str) -> np.ndarray:
+    """Boolean mask over Eve's input columns of one of :data:`INPUT_GROUPS`."""
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    if group not in INPUT_GROUPS:
+        raise ValueError(f"group: one of {sorted(INPUT_GROUPS)}, got {group!r}")
+    enc = ObservationEncoder(num_players)
+    starts = sorted(enc.offsets.items(), key=lambda kv: kv[1])
+    mask = np.zeros(enc.obs_dim, bool)
+    for i, (name, at) in enumerate(starts):
+        end = starts[i + 1][1] if i + 1 < len(starts) else enc.obs_dim
+        field = name.split(".", 1)[1]
+        if any(name == f or field == f for f in INPUT_GROUPS[group]):
+            mask[at:end] = True
+    return mask
+
+
+def without(data: DecoderData, groups: Sequence[str], num_players: int) -> DecoderData:
+    """``data`` with Eve's columns of ``groups`` zeroed (Bob's extra and key unchanged): what Eve
+    reads from the rest."""
+    drop = np.zeros(data.eve[0].shape[1] if data.eve else 0, bool)
+    for g in groups:
+        drop |= input_columns(num_players, g)
+    keep = (~drop).astype(np.uint8)
+    return DecoderData(
+        [e * keep for e in data.eve], data.extra, data.y, data.tick, data.sign, data.match, data.keyed
+    )
+
+
 # ------------------------------------------------------------------------------ the model
 def _torch():
     import torch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from quatro_env.eval.policies import as_policy
@@ -36,7 +37,17 @@ def _play(bot: str, ticks: int = 1500, seed: int = 0, **config):
     return table, rows
 
 
-@pytest.mark.parametrize("bot", ("cover", "cover:pulse_timing=true", "cover:partner_delay=2", "shout"))
+@pytest.mark.parametrize(
+    "bot",
+    (
+        "cover",
+        "cover:beats=1",
+        "cover:partner_delay=2",
+        "cover:beat=false",
+        "cover:beat=false,pulse_timing=true",
+        "shout",
+    ),
+)
 def test_the_sign_pulses_only_with_a_quartet_and_the_partner_calls_on_it(bot):
     table, rows = _play(bot)
     sign_pulses = calls = 0
@@ -44,7 +55,10 @@ def test_the_sign_pulses_only_with_a_quartet_and_the_partner_calls_on_it(bot):
         for ev in events:
             if ev.kind == "pulse" and ev.seat in CODERS and ev.data["emoji"] == signs[ev.seat % 2]:
                 sign_pulses += 1
-                assert before[ev.seat] or any(x.kind == "exchange" and x.seat == ev.seat for x in events)
+                # with the quartet, or armed for the exchange that completes it (made, or refused: Q14)
+                assert before[ev.seat] or any(
+                    x.kind in ("exchange", "exchange_rejected") and x.seat == ev.seat for x in events
+                )
             if ev.kind == "call" and ev.seat in CODERS:
                 calls += 1
                 assert ev.data["kind"] == "quatro" and ev.data["correct"]
@@ -66,7 +80,7 @@ def test_cover_holds_both_floors_and_shows_a_fresh_non_sign_emoji_at_every_other
 
 
 def test_cover_pulse_timing_exchanges_only_on_the_tick_before_its_pulse():
-    table, rows = _play("cover:pulse_timing=true")
+    table, rows = _play("cover:beat=false,pulse_timing=true")
     period = table.engine.durations.pulse
     last_pulse: dict[int, int] = {}
     exchanges = 0
@@ -83,6 +97,58 @@ def test_cover_pulse_timing_exchanges_only_on_the_tick_before_its_pulse():
     assert exchanges > 5
 
 
+@pytest.mark.parametrize("bot", ("cover", "cover:partner_delay=2"))
+def test_cover_exchanges_on_its_beats_whatever_it_holds_and_completes_on_the_sign_pulse(bot):
+    """The exchange cover: every exchange of a member falls on one of its beats (its pulse's tick and
+    the tick half a period before), it makes one at almost every pulse (the few missing ones refused by
+    a swap earlier in the tick, Q14), and a quartet forms only in the tick whose pulse shows the sign —
+    so what an opponent sees of the exchanges does not depend on what the member holds."""
+    pulses_after_first = exchanged_on_pulse = formed = 0
+    for seed in range(3):
+        table, rows = _play(bot, seed=seed)
+        period = table.engine.durations.pulse
+        beats = {period - 1, period // 2 - 1}  # ticks since the last pulse, minus one
+        last_pulse: dict[int, int] = {}
+        for i, (tick, events, before, _, signs) in enumerate(rows):
+            ends = any(ev.kind in ("round_end", "blank_round", "call") for ev in events)
+            for ev in events:
+                if ev.kind == "exchange" and ev.seat in CODERS:
+                    assert ev.seat in last_pulse and tick - last_pulse[ev.seat] - 1 in beats, (
+                        tick,
+                        last_pulse,
+                    )
+            for s in CODERS:
+                pulsed = [ev for ev in events if ev.kind == "pulse" and ev.seat == s]
+                if pulsed and s in last_pulse:
+                    pulses_after_first += 1
+                    exchanged_on_pulse += any(ev.kind == "exchange" and ev.seat == s for ev in events)
+                after = rows[i + 1][2][s] if i + 1 < len(rows) and not ends else None
+                if after and not before[s]:  # the quartet formed in this tick
+                    formed += 1
+                    assert pulsed and pulsed[0].data["emoji"] == signs[s % 2]
+            for ev in events:
+                if ev.kind == "pulse" and ev.seat in CODERS:
+                    last_pulse[ev.seat] = tick
+            if ends:
+                last_pulse.clear()
+    assert formed > 3 and pulses_after_first > 20, (formed, pulses_after_first)
+    assert exchanged_on_pulse >= 0.85 * pulses_after_first, (exchanged_on_pulse, pulses_after_first)
+
+
+def test_cover_members_split_the_center_for_their_neutral_swaps():
+    """The public split (lower last pulse emoji: slots 0-1) is the same for both members and disjoint."""
+    from quatro_env.bots import CoverBot
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(4)
+    a, b = CoverBot(4, 0), CoverBot(4, 1)
+    obs_a, obs_b = np.zeros(enc.obs_dim, np.uint8), np.zeros(enc.obs_dim, np.uint8)
+    for obs, me, partner in ((obs_a, 5, 9), (obs_b, 9, 5)):  # a pulsed emoji 5, b emoji 9
+        obs[enc.offsets["seat[0].pulse_emoji"] + me] = 1
+        obs[enc.offsets["seat[2].pulse_emoji"] + partner] = 1
+    assert a._my_half(obs_a) == (0, 1) and b._my_half(obs_b) == (2, 3)
+
+
 def test_shout_shows_nothing_until_a_quartet_then_the_sign_at_once():
     table, rows = _play("shout")
     for _, events, _, _, signs in rows:
@@ -91,9 +157,19 @@ def test_shout_shows_nothing_until_a_quartet_then_the_sign_at_once():
                 assert ev.data["emoji"] == signs[ev.seat % 2]
 
 
-@pytest.mark.parametrize("bad", ("cover:partner_delay=-1", "cover:partner_delay=1.5", "cover:pulse_timing=2"))
+@pytest.mark.parametrize(
+    "bad",
+    (
+        "cover:partner_delay=-1",
+        "cover:partner_delay=1.5",
+        "cover:pulse_timing=2",
+        "cover:beat=2",
+        "cover:beats=0",
+        "cover:beats=true",
+    ),
+)
 def test_cover_rejects_bad_options(bad):
-    with pytest.raises((ValueError, TypeError), match="partner_delay|pulse_timing"):
+    with pytest.raises((ValueError, TypeError), match="partner_delay|pulse_timing|beats?"):
         as_policy(bad)
 
 

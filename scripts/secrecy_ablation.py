@@ -1,0 +1,75 @@
+"""What Eve reads: her time-matched AUC with groups of her inputs removed (issue 18).
+
+Plays ``--matches`` matches of each policy against ``counter`` (the frontier's config) once, then
+fits Eve and Bob on the same matches with Eve's columns of each group set zeroed
+(:data:`quatro_env.eval.secrecy.INPUT_GROUPS`: the channel, the exchanges, the resolution order).
+Bob keeps his extra inputs (the partner's private block and the key) in every variant. Results go to
+``docs/results/secrecy/ablation.json`` (one row per policy and variant; a row already there is kept).
+
+    OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches 200 cover:beat=false cover
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from quatro_env.eval import secrecy as S
+from quatro_env.eval.policies import as_policy
+from quatro_env.eval.runner import MatchRunner
+from quatro_env.quatro import QuatroConfig
+
+OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "ablation.json"
+CONFIG = {"round_seconds": 60, "points_to_win": 3}  # as scripts/secrecy_frontier.py
+VARIANTS = {
+    "all inputs": (),
+    "channel only (no exchanges, no order)": ("exchanges", "order"),
+    "exchanges only (no channel)": ("channel",),
+    "no channel, no exchanges": ("channel", "exchanges"),
+    "no channel, no exchanges, no order": ("channel", "exchanges", "order"),
+}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("policies", nargs="+")
+    p.add_argument("--matches", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
+    have = {(r["policy"], r["variant"]) for r in done["rows"]}
+    cfg = QuatroConfig(num_players=4, **CONFIG)
+    for policy in args.policies:
+        runner = MatchRunner(cfg, [as_policy(policy), as_policy("counter")], max_rounds=10)
+        records = [runner.play(m, args.seed, record_views=True) for m in range(args.matches)]
+        data = S.decoder_data(records, 0, 4)
+        for variant, groups in VARIANTS.items():
+            if (policy, variant) in have:
+                continue
+            t0 = time.perf_counter()
+            m = S.measure(S.without(data, groups, 4), seed=args.seed)
+            row = {
+                "policy": policy,
+                "variant": variant,
+                "dropped": list(groups),
+                "matches": args.matches,
+                **{
+                    k: m[k]
+                    for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap", "gap_ci95")
+                },
+                "positive_rate": m["positive_rate"],
+                "wall_seconds": round(time.perf_counter() - t0, 1),
+            }
+            print(
+                f"{policy} / {variant}: Eve {row['eve_tm_auc']} {row['eve_tm_ci95']} Bob {row['bob_tm_auc']}",
+                flush=True,
+            )
+            done["rows"].append(row)
+            done["command"] = f"OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches {args.matches}"
+            OUT.write_text(json.dumps(done, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
