@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -40,3 +46,28 @@ def interrupt_the_second_update(trainer: PPOTrainer, monkeypatch) -> None:
         return real(buf)
 
     monkeypatch.setattr(trainer, "optimise", optimise_then_interrupt)
+
+
+def interrupt_a_cli_run(module_args: list[str], ready: Callable[[], bool], pause: float, wait: float) -> str:
+    """``python -m <module_args>`` in its own process, sent SIGINT ``pause`` s after ``ready()`` holds
+    (within ``wait`` s); it must stop cleanly (exit 0, "interrupted", no traceback). Returns its stderr."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", *module_args],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + wait
+        while not ready():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        time.sleep(pause)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "interrupted" in err and "Traceback" not in err
+    return err

@@ -3,11 +3,6 @@ resets, and exact resume between legs and after Ctrl-C (the smoke league, second
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +19,7 @@ from baselines.league import (
 )
 from baselines.league_config import load_league_config
 from baselines.ppo import VS_POOL
+from tests.baselines.helpers import interrupt_a_cli_run
 
 SMOKE = "configs/league_smoke.yaml"
 
@@ -183,26 +179,13 @@ def test_ctrl_c_in_a_block_drops_it_and_the_resume_is_still_exact(straight, tmp_
 def test_a_real_sigint_to_quatro_league_saves_a_league_that_resumes_exactly(straight, tmp_path):
     """SIGINT at an arbitrary instant of a ``quatro-league`` process, once it has played a block: it
     writes league.pt (no traceback), and resuming from it ends where the straight run ends."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "baselines.league", "--config", SMOKE, f"out_dir={tmp_path}"],
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     csv_file = tmp_path / "league_smoke" / "league.csv"
-    try:
-        deadline = time.monotonic() + 120
-        while not (csv_file.exists() and len(csv_file.read_text().splitlines()) >= 3):  # two blocks
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-            time.sleep(0.05)
-        time.sleep(0.37)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
-    assert "interrupted" in err and "Traceback" not in err
+
+    def two_blocks_logged() -> bool:
+        return csv_file.exists() and len(csv_file.read_text().splitlines()) >= 3
+
+    league = ["baselines.league", "--config", SMOKE, f"out_dir={tmp_path}"]
+    interrupt_a_cli_run(league, two_blocks_logged, pause=0.37, wait=120)
     saved = load_league(tmp_path / "league_smoke" / LEAGUE_FILE)
     assert 2 <= saved.turn < 12
     assert saved.run() is True

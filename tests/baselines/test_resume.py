@@ -10,12 +10,7 @@ tables (partner bots too), pool snapshots, shaping, a curriculum stage.
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +21,7 @@ from baselines import checkpoint_io
 from baselines.config import TrainConfig
 from baselines.ppo import PPOTrainer
 from baselines.trainer_state import load_trainer_checkpoint
+from tests.baselines.helpers import interrupt_a_cli_run
 
 UPDATES = 4
 TINY = {
@@ -193,25 +189,8 @@ def test_a_real_sigint_to_quatro_train_resumes_bit_for_bit(tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({**TINY, "out_dir": str(tmp_path), **endless}))
     run = tmp_path / "tiny"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "baselines.ppo", "--config", str(config)],
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 240
-        while not (run / "checkpoint_00002.pt").exists():  # training, past a save or two
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-            time.sleep(0.05)
-        time.sleep(0.013)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
-    assert "interrupted" in err and "Traceback" not in err
+    training = (run / "checkpoint_00002.pt").exists  # past a save or two
+    interrupt_a_cli_run(["baselines.ppo", "--config", str(config)], training, pause=0.013, wait=240)
     done = load_trainer_checkpoint(run / "latest.pt")["update"]
     assert done >= 2
     resumed = resume_and_finish(run, tmp_path / "resumed", updates=done + 2)
