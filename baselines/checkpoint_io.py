@@ -74,6 +74,17 @@ def load_checkpoint(path: str | Path, formats: Iterable[str] = (POLICY_FORMAT, T
     return payload
 
 
+def check_payload(state: Any, fmt: str, required: Iterable[str], what: str) -> None:
+    """A loaded payload is a dict of format ``fmt`` holding every ``required`` key, or a ``ValueError``
+    naming ``what`` it should have been (before anything is changed by it)."""
+    if not isinstance(state, dict) or state.get("format") != fmt:
+        found = state.get("format") if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"{what}: format {found!r}, expected {fmt!r}")
+    missing = [key for key in required if key not in state]
+    if missing:
+        raise ValueError(f"{what}: missing {missing}")
+
+
 def safe_torch_load(path: str | Path) -> Any:
     """``torch.load(weights_only=True)`` with errors that say what the file is."""
     if not zipfile.is_zipfile(path):

@@ -47,7 +47,7 @@ from typing import Any
 
 import torch
 
-from baselines.checkpoint_io import load_checkpoint, save_checkpoint
+from baselines.checkpoint_io import check_payload, load_checkpoint, save_checkpoint
 from baselines.league_config import AgentSpec, LeagueConfig, load_league_config
 from baselines.ppo import PPOTrainer
 from baselines.trainer_state import cloned, set_numpy_rng_state
@@ -434,12 +434,7 @@ def load_initial_weights(model: torch.nn.Module, init: str) -> None:
 
 
 def check_league_state(state: Any) -> None:
-    if not isinstance(state, dict) or state.get("format") != LEAGUE_FORMAT:
-        found = state.get("format") if isinstance(state, dict) else type(state).__name__
-        raise ValueError(f"league file: format {found!r}, expected {LEAGUE_FORMAT!r}")
-    missing = [key for key in REQUIRED_KEYS if key not in state]
-    if missing:
-        raise ValueError(f"league file: missing {missing}")
+    check_payload(state, LEAGUE_FORMAT, REQUIRED_KEYS, "league file")
 
 
 def load_league(path: str | Path) -> League:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.checkpoint_io import TRAINER_FORMAT, load_checkpoint
+from baselines.checkpoint_io import TRAINER_FORMAT, check_payload, load_checkpoint
 
 # the trainer's tensors that a checkpoint holds as they are (copied in place on load)
 TRAINER_TENSORS = (
@@ -98,12 +98,7 @@ def set_numpy_rng_state(state: dict[str, Any]) -> None:
 
 def check_trainer_state(state: Any) -> None:
     """A trainer checkpoint's shape, before anything is changed: a clear error, state untouched."""
-    if not isinstance(state, dict) or state.get("format") != TRAINER_FORMAT:
-        found = state.get("format") if isinstance(state, dict) else type(state).__name__
-        raise ValueError(f"trainer checkpoint: format {found!r}, expected {TRAINER_FORMAT!r}")
-    missing = [key for key in REQUIRED_KEYS if key not in state]
-    if missing:
-        raise ValueError(f"trainer checkpoint: missing {missing}")
+    check_payload(state, TRAINER_FORMAT, REQUIRED_KEYS, "trainer checkpoint")
     bots = state["bots"]
     if not (isinstance(bots, dict) and all(isinstance(v, torch.Tensor) for v in bots.values())):
         raise ValueError(
