@@ -3,10 +3,11 @@
 Each policy plays ``--matches`` matches against ``counter`` (6 players: against two counter teams) on
 the PPO evaluation config (round 60 s, 3 points, at most 10 rounds); the same matches give its win
 rate against counter and its secrecy (Eve/Bob time-matched AUCs, gap with a match bootstrap CI).
-Results accumulate in ``docs/results/secrecy/secrecy.json`` (a policy already there is skipped:
-the job can be stopped and resumed); then the table ``secrecy.md`` and the frontier plot
-``frontier.png`` are written (with best-response win rates from ``exploit_*.json`` where measured),
-and the table's copy in ``docs/evaluation.md`` (between its ``secrecy:begin``/``end`` markers).
+Results accumulate in ``docs/results/secrecy/secrecy.json`` (a policy already there is skipped,
+so the job can be stopped and resumed; ``--redo`` measures it again and replaces its row); then the
+table ``secrecy.md`` and the frontier plot ``frontier.png`` are written (with best-response win rates
+from ``exploit_*.json`` where measured), and the table's copy in ``docs/evaluation.md`` (between
+its ``secrecy:begin``/``end`` markers).
 
     OMP_NUM_THREADS=1 python scripts/secrecy_frontier.py --matches 200
 """
@@ -33,7 +34,7 @@ def checkpoints() -> list[str]:
     return sorted(shipped_checkpoints())
 
 
-def measure(policy: str, matches: int, seed: int) -> dict:
+def measure(policy: str, matches: int, seed: int, workers: int = 2) -> dict:
     players = 6 if policy.endswith("_6p") else 4
     lineup = [policy] + ["counter"] * (players // 2 - 1)
     t0 = time.perf_counter()
@@ -44,7 +45,7 @@ def measure(policy: str, matches: int, seed: int) -> dict:
         seed=seed,
         max_rounds=10,
         probe_matches=matches,
-        workers=2,
+        workers=workers,
         progress=False,
         decoders=True,
     )
@@ -70,6 +71,8 @@ def main() -> None:
     p.add_argument("--matches", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--only", nargs="*", default=None, help="measure only these policies")
+    p.add_argument("--redo", action="store_true", help="measure again policies already in secrecy.json")
+    p.add_argument("--workers", type=int, default=2, help="match-playing processes")
     args = p.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / "secrecy.json"
@@ -77,16 +80,16 @@ def main() -> None:
     have = {r["policy"] for r in done["rows"]}
     order = list(dict.fromkeys([*FIRST, *BOTS, *checkpoints()]))
     for policy in args.only or order:
-        if policy in have:
+        if policy in have and not args.redo:
             continue
-        row = measure(policy, args.matches, args.seed)
+        row = measure(policy, args.matches, args.seed, args.workers)
         s = row["secrecy"]
         print(
             f"{policy}: win vs counter {row['win_rate_vs_counter']}, Eve {s['eve_tm_auc']} Bob "
             f"{s['bob_tm_auc']} gap {s['gap']} {s['gap_ci95']} ({row['wall_seconds']} s)",
             flush=True,
         )
-        done["rows"].append(row)
+        done["rows"] = [r for r in done["rows"] if r["policy"] != policy] + [row]
         done["command"] = f"OMP_NUM_THREADS=1 python scripts/secrecy_frontier.py --matches {args.matches}"
         path.write_text(json.dumps(done, indent=1) + "\n")
     write_outputs(done)

@@ -193,8 +193,9 @@ def test_ablation_groups_zero_exactly_their_fields_and_leave_bob_his_extra():
 def test_the_scale_cover_exchange_cover_hides_the_quartet_from_eve_not_from_bob():
     """What ``cover`` reaches on 200 matches against counter (the frontier's config, seed 0): its
     exchange cover takes Eve at least 0.15 below the channel-only cover (``beat=false``, whose holders
-    Eve reads from the exchanges), and Bob reads it at least 0.1 above Eve. (The issue's scale, Eve <= 0.6
-    with Bob >= 0.85, is not reached: Eve 0.64, Bob 0.82; docs/results/secrecy/secrecy.md.)"""
+    Eve reads from the exchanges), and Bob, who holds the key, reads it at >= 0.85 (the issue's scale),
+    0.3 above Eve. (The scale's other half, Eve <= 0.6, is not reached: Eve 0.64 [0.58, 0.71];
+    docs/results/secrecy/secrecy.md.)"""
     cfg = QuatroConfig(num_players=4, round_seconds=60, points_to_win=3)
     out = {}
     for bot in ("cover", "cover:beat=false"):
@@ -203,4 +204,4 @@ def test_the_scale_cover_exchange_cover_hides_the_quartet_from_eve_not_from_bob(
         out[bot] = S.measure(S.decoder_data(records, 0, 4), seed=0, bootstrap=100)
     cover, channel_only = out["cover"], out["cover:beat=false"]
     assert cover["eve_tm_auc"] <= channel_only["eve_tm_auc"] - 0.15, out
-    assert cover["gap"] >= 0.1 and cover["bob_tm_auc"] >= 0.75, out
+    assert cover["bob_tm_auc"] >= 0.85 and cover["gap"] >= 0.3, out
