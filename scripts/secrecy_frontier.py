@@ -89,7 +89,11 @@ def main() -> None:
             f"{s['bob_tm_auc']} gap {s['gap']} {s['gap_ci95']} ({row['wall_seconds']} s)",
             flush=True,
         )
-        done["rows"] = [r for r in done["rows"] if r["policy"] != policy] + [row]
+        at = [i for i, r in enumerate(done["rows"]) if r["policy"] == policy]
+        if at:  # --redo: the row keeps its place in the table
+            done["rows"][at[0]] = row
+        else:
+            done["rows"].append(row)
         done["command"] = f"OMP_NUM_THREADS=1 python scripts/secrecy_frontier.py --matches {args.matches}"
         path.write_text(json.dumps(done, indent=1) + "\n")
     write_outputs(done)
