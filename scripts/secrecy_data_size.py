@@ -1,0 +1,66 @@
+"""How much Eve's figure depends on how many matches she is fitted on (issue 18): a code's Eve/Bob on
+the yardstick's 200 matches with several fit seeds, and on more matches.
+
+Each policy plays the largest ``--matches`` count against ``counter`` once (the frontier's config,
+seed 0); each smaller count is its first matches. Eve and Bob are fitted with each of ``--fit-seeds``
+(the seed also draws the held-out split). Results go to ``docs/results/secrecy/data_size.json``.
+
+    OMP_NUM_THREADS=1 python scripts/secrecy_data_size.py cover cover:beats=1 cover:partner_delay=4 \\
+        --matches 200 600 --fit-seeds 0 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from quatro_env.eval import secrecy as S
+from quatro_env.eval.policies import as_policy
+from quatro_env.eval.runner import MatchRunner
+from quatro_env.quatro import QuatroConfig
+
+OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "data_size.json"
+CONFIG = {"round_seconds": 60, "points_to_win": 3}  # as scripts/secrecy_frontier.py
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("policies", nargs="+")
+    p.add_argument("--matches", type=int, nargs="+", default=[200, 600])
+    p.add_argument("--fit-seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--large-seeds", type=int, nargs="+", default=[0], help="fit seeds above 200 matches")
+    args = p.parse_args()
+    rows = []
+    cfg = QuatroConfig(num_players=4, **CONFIG)
+    for policy in args.policies:
+        runner = MatchRunner(cfg, [as_policy(policy), as_policy("counter")], max_rounds=10)
+        records = [runner.play(m, 0, record_views=True) for m in range(max(args.matches))]
+        for matches in sorted(args.matches):
+            data = S.decoder_data(records[:matches], 0, 4)
+            for seed in args.fit_seeds if matches <= 200 else args.large_seeds:
+                t0 = time.perf_counter()
+                m = S.measure(data, seed=seed)
+                rows.append(
+                    {
+                        "policy": policy,
+                        "matches": matches,
+                        "fit_seed": seed,
+                        "quartet_rows": int(sum(y.sum() for y in data.y)),
+                        **{
+                            k: m[k] for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap")
+                        },
+                        "wall_seconds": round(time.perf_counter() - t0, 1),
+                    }
+                )
+                print(json.dumps(rows[-1]), flush=True)
+    command = "OMP_NUM_THREADS=1 python scripts/secrecy_data_size.py " + " ".join(args.policies)
+    command += (
+        f" --matches {' '.join(map(str, args.matches))} --fit-seeds {' '.join(map(str, args.fit_seeds))}"
+    )
+    OUT.write_text(json.dumps({"command": command, "rows": rows}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
