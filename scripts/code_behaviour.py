@@ -24,23 +24,18 @@ import json
 from pathlib import Path
 
 import numpy as np
+from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
 
-from quatro_env.eval.policies import as_policy
-from quatro_env.eval.runner import MatchRunner
-from quatro_env.quatro import QuatroConfig
 from quatro_env.quatro.cards import NUM_EMOJIS
 from quatro_env.quatro.encoding import ObservationEncoder
 
-CONFIG = {"round_seconds": 60, "points_to_win": 3}  # as scripts/secrecy_frontier.py
-
 
 def behaviour(policy: str, opponent: str, matches: int, seed: int) -> dict:
-    cfg = QuatroConfig(num_players=4, **CONFIG)
     enc = ObservationEncoder(4)
     at = enc.offsets
     floor, age = at["seat[0].floor"], at["seat[0].pulse_age"]
     emoji, sign = at["seat[0].pulse_emoji"], at["self.sign"]
-    runner = MatchRunner(cfg, [as_policy(policy), as_policy(opponent)], max_rounds=10)
+    runner = match_runner(policy, opponent)
     quartets = early = signed = 0
     to_sign: list[int] = []
     ticks = {False: 0, True: 0}

@@ -16,13 +16,11 @@ import json
 import time
 from pathlib import Path
 
+from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+
 from quatro_env.eval import secrecy as S
-from quatro_env.eval.policies import as_policy
-from quatro_env.eval.runner import MatchRunner
-from quatro_env.quatro import QuatroConfig
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "ablation.json"
-CONFIG = {"round_seconds": 60, "points_to_win": 3}  # as scripts/secrecy_frontier.py
 VARIANTS = {
     "all inputs": (),
     "channel only (no exchanges, no order)": ("exchanges", "order"),
@@ -40,9 +38,8 @@ def main() -> None:
     args = p.parse_args()
     done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
     have = {(r["policy"], r["variant"]) for r in done["rows"]}
-    cfg = QuatroConfig(num_players=4, **CONFIG)
     for policy in args.policies:
-        runner = MatchRunner(cfg, [as_policy(policy), as_policy("counter")], max_rounds=10)
+        runner = match_runner(policy)
         records = [runner.play(m, args.seed, record_views=True) for m in range(args.matches)]
         data = S.decoder_data(records, 0, 4)
         for variant, groups in VARIANTS.items():

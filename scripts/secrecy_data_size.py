@@ -16,13 +16,11 @@ import json
 import time
 from pathlib import Path
 
+from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+
 from quatro_env.eval import secrecy as S
-from quatro_env.eval.policies import as_policy
-from quatro_env.eval.runner import MatchRunner
-from quatro_env.quatro import QuatroConfig
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "data_size.json"
-CONFIG = {"round_seconds": 60, "points_to_win": 3}  # as scripts/secrecy_frontier.py
 
 
 def main() -> None:
@@ -33,9 +31,8 @@ def main() -> None:
     p.add_argument("--large-seeds", type=int, nargs="+", default=[0], help="fit seeds above 200 matches")
     args = p.parse_args()
     rows = []
-    cfg = QuatroConfig(num_players=4, **CONFIG)
     for policy in args.policies:
-        runner = MatchRunner(cfg, [as_policy(policy), as_policy("counter")], max_rounds=10)
+        runner = match_runner(policy)
         records = [runner.play(m, 0, record_views=True) for m in range(max(args.matches))]
         for matches in sorted(args.matches):
             data = S.decoder_data(records[:matches], 0, 4)

@@ -19,13 +19,24 @@ import json
 import time
 from pathlib import Path
 
+from baselines.exploit import EVAL_CONFIG as CONFIG
+from baselines.exploit import EVAL_MAX_ROUNDS as MAX_ROUNDS
 from quatro_env.eval.harness import evaluate
+from quatro_env.eval.policies import as_policy
+from quatro_env.eval.runner import MatchRunner
+from quatro_env.quatro import QuatroConfig
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
 #: the order is the order of measurement: the references of the scale and ppo_4p first
 FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
 BOTS = ("honest", "cover", "cover:beat=false", "shout", "counter", "decoy", "eavesdropper", "collector")
-CONFIG = {"round_seconds": 60, "points_to_win": 3}
+
+
+def match_runner(policy: str, opponent: str = "counter") -> MatchRunner:
+    """POLICY against OPPONENT at 4 players on this config, for the scripts that read the matches
+    themselves (the ablation, the data-size study, the code behaviour)."""
+    cfg = QuatroConfig(num_players=4, **CONFIG)
+    return MatchRunner(cfg, [as_policy(policy), as_policy(opponent)], max_rounds=MAX_ROUNDS)
 
 
 def checkpoints() -> list[str]:
@@ -43,7 +54,7 @@ def measure(policy: str, matches: int, seed: int, workers: int = 2) -> dict:
         matches=matches,
         config={**CONFIG, "num_players": players},
         seed=seed,
-        max_rounds=10,
+        max_rounds=MAX_ROUNDS,
         probe_matches=matches,
         workers=workers,
         progress=False,
