@@ -11,8 +11,11 @@ of thousands of whole-batch tensor operations. The functions are passes over eve
 reset of finished tables, observations, masks, sampling); the engine calls them in the same
 order as the torch path.
 
-Layout constants come in ``prm`` (int64, indices ``I_*``) and the observation field offsets in
-``offs`` (int64, indices ``O_*``, filled from ``make_blocks`` by the engine).
+The tensors come as the namedtuples of ``schema.py`` (``S``: State, ``V``: Events, ``R``: Results,
+``REC``: Draws), so every field is read by its declared name (``S.hands[b, s, j]``). Phases,
+action kinds, call kinds and the host seat are the reference's (``constants.py``). Sizes and
+durations come in ``prm`` (int64, indices ``I_*``) and the observation field offsets in ``offs``
+(int64, indices ``O_*``: the encoder's field names, offsets filled from ``make_blocks``).
 """
 
 from __future__ import annotations
@@ -20,18 +23,40 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-SIGN, PLAY, PAUSE, OVER = 0, 1, 2, 3
-NONE_CALL, QUATRO_CALL, CONTRA_CALL, BLANK_CALL = -1, 0, 1, 2
-HOST_SEAT = 0
-M32 = 0xFFFFFFFF
-P_ORDER, P_SIGN, P_DEAL, P_CONNECT, P_Q5 = 1, 2, 3, 4, 64
-NUM_E = 24
-CLIP = 255
-
-# action kinds (ActionKind)
-K_NOOP, K_EXCHANGE, K_TAKE, K_RELEASE, K_EMOJI, K_SIGN, K_READY = 0, 1, 2, 3, 4, 5, 6
-K_QUATRO, K_CONTRA, K_PROPOSE, K_YES, K_NO, K_START = 7, 8, 9, 10, 11, 12
-NUM_KINDS = 13
+from quatro_env.batched.constants import (
+    BLANK_CALL,
+    CLIP,
+    CONTRA_CALL,
+    HOST_SEAT,
+    K_CONTRA,
+    K_EMOJI,
+    K_EXCHANGE,
+    K_NO,
+    K_NOOP,
+    K_PROPOSE,
+    K_QUATRO,
+    K_READY,
+    K_RELEASE,
+    K_SIGN,
+    K_START,
+    K_TAKE,
+    K_YES,
+    M32,
+    NONE_CALL,
+    NUM_EMOJIS,
+    NUM_KINDS,
+    OVER,
+    P_CONNECT,
+    P_DEAL,
+    P_ORDER,
+    P_Q5,
+    P_SIGN,
+    PAUSE,
+    PLAY,
+    QUATRO_CALL,
+    SIGN,
+)
+from quatro_env.quatro.encoding import make_blocks
 
 # ---- prm: integer parameters
 (
@@ -66,98 +91,36 @@ NUM_KINDS = 13
     I_NUM_PRM,
 ) = range(29)
 
-# ---- offs: observation field offsets inside their block (make_blocks order)
-PRIVATE_FIELDS = ("hand", "sign", "emoji", "reminder", "reminder_left", "rejected_slot")
-TABLE_FIELDS = (
-    "phase",
-    "phase_left",
-    "round",
-    "center",
-    "vote_open",
-    "vote_left",
-    "reshuffle_used",
-    "proposal_wait",
-    "vote_failed",
-    "reshuffled",
-    "last_call",
+# ---- offs: observation field offsets inside their block, in the encoder's order (make_blocks); the
+# names are the encoder's (the same at every player count), the offsets are filled per engine
+OBS_FIELDS = tuple(name for block in make_blocks(4) for name, _ in block.fields)
+NUM_OFFS = len(OBS_FIELDS)
+_at = OBS_FIELDS.index
+O_HAND, O_SIGN, O_EMOJI = _at("hand"), _at("sign"), _at("emoji")
+O_REMINDER, O_REMINDER_LEFT, O_REJECTED = _at("reminder"), _at("reminder_left"), _at("rejected_slot")
+O_PHASE, O_PHASE_LEFT, O_ROUND, O_CENTER = _at("phase"), _at("phase_left"), _at("round"), _at("center")
+O_VOTE_OPEN, O_VOTE_LEFT, O_RESHUFFLE_USED = _at("vote_open"), _at("vote_left"), _at("reshuffle_used")
+O_PROPOSAL_WAIT, O_VOTE_FAILED = _at("proposal_wait"), _at("vote_failed")
+O_RESHUFFLED, O_LAST_CALL = _at("reshuffled"), _at("last_call")
+O_SCORE, O_ACCUSED, O_SCORED, O_REVEALED_SIGN = (
+    _at("score"),
+    _at("accused"),
+    _at("scored"),
+    _at("revealed_sign"),
 )
-TEAM_FIELDS = ("score", "accused", "scored", "revealed_sign")
-SEAT_FIELDS = (
-    "connected",
-    "ready",
-    "floor",
-    "exchange_wait",
-    "floor_wait",
-    "pulse_emoji",
-    "pulse_age",
-    "exchanged",
-    "exchange_slot",
-    "taken",
-    "placed",
-    "order",
-    "took_floor",
-    "released_floor",
-    "voted_yes",
-    "voted_no",
-    "proposed",
-    "voter",
-    "said_yes",
-    "hand_replaced",
-    "proposer",
-    "caller",
-    "revealed_hand",
-)
-(O_HAND, O_SIGN, O_EMOJI, O_REMINDER, O_REMINDER_LEFT, O_REJECTED) = range(6)
-(
-    O_PHASE,
-    O_PHASE_LEFT,
-    O_ROUND,
-    O_CENTER,
-    O_VOTE_OPEN,
-    O_VOTE_LEFT,
-    O_RESHUFFLE_USED,
-    O_PROPOSAL_WAIT,
-    O_VOTE_FAILED,
-    O_RESHUFFLED,
-    O_LAST_CALL,
-) = range(6, 17)
-(O_SCORE, O_ACCUSED, O_SCORED, O_REVEALED_SIGN) = range(17, 21)
-(
-    O_CONNECTED,
-    O_READY,
-    O_FLOOR,
-    O_EXCHANGE_WAIT,
-    O_FLOOR_WAIT,
-    O_PULSE_EMOJI,
-    O_PULSE_AGE,
-    O_EXCHANGED,
-    O_EXCHANGE_SLOT,
-    O_TAKEN,
-    O_PLACED,
-    O_ORDER,
-    O_TOOK,
-    O_RELEASED,
-    O_VOTED_YES,
-    O_VOTED_NO,
-    O_PROPOSED,
-    O_VOTER,
-    O_SAID_YES,
-    O_HAND_REPLACED,
-    O_PROPOSER,
-    O_CALLER,
-    O_REVEALED_HAND,
-) = range(21, 44)
-NUM_OFFS = 44
+O_CONNECTED, O_READY, O_FLOOR = _at("connected"), _at("ready"), _at("floor")
+O_EXCHANGE_WAIT, O_FLOOR_WAIT = _at("exchange_wait"), _at("floor_wait")
+O_PULSE_EMOJI, O_PULSE_AGE, O_EXCHANGED = _at("pulse_emoji"), _at("pulse_age"), _at("exchanged")
+O_EXCHANGE_SLOT, O_TAKEN, O_PLACED, O_ORDER = _at("exchange_slot"), _at("taken"), _at("placed"), _at("order")
+O_TOOK, O_RELEASED = _at("took_floor"), _at("released_floor")
+O_VOTED_YES, O_VOTED_NO, O_PROPOSED = _at("voted_yes"), _at("voted_no"), _at("proposed")
+O_VOTER, O_SAID_YES, O_HAND_REPLACED = _at("voter"), _at("said_yes"), _at("hand_replaced")
+O_PROPOSER, O_CALLER, O_REVEALED_HAND = _at("proposer"), _at("caller"), _at("revealed_hand")
 
 
 def make_offsets(blocks) -> np.ndarray:
-    """``offs`` from the encoder's blocks (private, table, team, seat)."""
-    out = []
-    for block, names in zip(blocks, (PRIVATE_FIELDS, TABLE_FIELDS, TEAM_FIELDS, SEAT_FIELDS), strict=True):
-        if tuple(name for name, _ in block.fields) != names:
-            raise AssertionError(f"observation layout changed: {block.fields}")
-        out += [block.offset(name) for name in names]
-    return np.asarray(out, dtype=np.int64)
+    """``offs`` from the encoder's blocks (private, table, team, seat), indexed by the ``O_*`` names."""
+    return np.asarray([block.offset(name) for block in blocks for name, _ in block.fields], dtype=np.int64)
 
 
 # ============================================================================ randomness (Q30)
@@ -223,61 +186,58 @@ def _has_triple(hands, b, s):
 
 # ============================================================================ state helpers
 # Helpers get the state (S), event (V) and result (R) tuples whole and take what they use.
-# S holds the engine's _STATE_NAMES arrays, V its _EVENT_NAMES, R its result buffers, in order.
+# S, V, R and REC are the namedtuples of schema.py (State, Events, Results, Draws): fields by name.
 
 
 @njit(cache=True)
 def _deal(b, prm, S, V, REC):
     """Q4 deal and Q5 re-splits (seat by seat) on table b, from its draws for this tick."""
-    key, tick, hands, center = S[2], S[3], S[11], S[12]
-    ev_replaced = V[10]
-    rec_deal, rec_deal_flag, rec_q5_rows, rec_q5, rec_q5_n = REC[3], REC[4], REC[5], REC[6], REC[7]
     n = prm[I_N]
     deck = prm[I_DECK]
     u = np.empty(deck, np.int64)
     perm = np.empty(deck, np.int64)
-    _perm(key[b], tick[b], P_DEAL, deck, u, perm)
+    _perm(S.key[b], S.tick[b], P_DEAL, deck, u, perm)
     record = prm[I_RECORD] != 0
     if record:
         for i in range(deck):
-            rec_deal[b, i] = perm[i]
-        rec_deal_flag[b] = True
+            REC.deal[b, i] = perm[i]
+        REC.deal_flag[b] = True
     for s in range(n):
         for j in range(4):
-            hands[b, s, j] = perm[4 * s + j]
+            S.hands[b, s, j] = perm[4 * s + j]
     for j in range(4):
-        center[b, j] = perm[4 * n + j]
+        S.center[b, j] = perm[4 * n + j]
     p8 = np.empty(8, np.int64)
     u8 = np.empty(8, np.int64)
     pool = np.empty(8, np.int64)
     for s in range(n):  # seat order; a re-split never touches another hand (Q5)
-        if not _has_triple(hands, b, s):
+        if not _has_triple(S.hands, b, s):
             continue
-        ev_replaced[b, s] = True
+        V.ev_replaced[b, s] = True
         it = 0
-        while _has_triple(hands, b, s):
-            _perm(key[b], tick[b], P_Q5 + it * 8 + s, 8, u8, p8)
+        while _has_triple(S.hands, b, s):
+            _perm(S.key[b], S.tick[b], P_Q5 + it * 8 + s, 8, u8, p8)
             if record:
-                row = rec_q5_n[0]
-                if row < rec_q5_rows.shape[0]:
-                    rec_q5_rows[row] = b
+                row = REC.q5_count[0]
+                if row < REC.q5_rows.shape[0]:
+                    REC.q5_rows[row] = b
                     for j in range(8):
-                        rec_q5[row, j] = p8[j]
-                rec_q5_n[0] = row + 1
+                        REC.q5[row, j] = p8[j]
+                REC.q5_count[0] = row + 1
             for j in range(4):
-                pool[j] = hands[b, s, j]
-                pool[4 + j] = center[b, j]
+                pool[j] = S.hands[b, s, j]
+                pool[4 + j] = S.center[b, j]
             for j in range(4):
-                hands[b, s, j] = pool[p8[j]]
-                center[b, j] = pool[p8[4 + j]]
+                S.hands[b, s, j] = pool[p8[j]]
+                S.center[b, j] = pool[p8[4 + j]]
             it += 1
 
 
 @njit(cache=True)
 def _reshuffle(b, prm, changed, S, V, REC):
     """Q20: everything re-dealt; signs, clock, floors, cooldowns stay; every slot changed (Q14)."""
-    S[28][b] = True  # reshuffled
-    V[12][b] = True  # ev_reshuffled
+    S.reshuffled[b] = True
+    V.ev_reshuffled[b] = True
     for j in range(4):
         changed[j] = True
     _deal(b, prm, S, V, REC)
@@ -286,164 +246,140 @@ def _reshuffle(b, prm, changed, S, V, REC):
 @njit(cache=True)
 def _end_round(b, scoring, kind, caller, target, t, prm, S, V, R):
     """Q10 the round ends at once; Q24 points never taken away; Q25 shared wins."""
-    (
-        seeds, episode, key, tick, phase, phase_end, round_index, rounds_completed, scores, connected, ready,
-        hands, center, team_sign, floor, emoji, pulse_anchor, pulse_emoji, pulse_tick, next_exchange,
-        next_floor, rem_open, rem_last, vote_open, vote_proposer, vote_deadline, voters, yes, reshuffled,
-        absent, next_proposal, start_requested, call_kind, call_caller, call_target, call_scoring,
-    ) = S  # fmt: skip
-    ev_released = V[7]
-    points, round_ended, match_ended = R[1], R[2], R[3]
     n, T = prm[I_N], prm[I_T]
     best = -1
     for tm in range(T):
         if scoring[tm]:
-            scores[b, tm] += 1
-            points[b, tm] += 1
-        best = max(best, scores[b, tm])
-    vote_open[b] = False  # cancelled, no result
+            S.scores[b, tm] += 1
+            R.points[b, tm] += 1
+        best = max(best, S.scores[b, tm])
+    S.vote_open[b] = False  # cancelled, no result
     for s in range(n):
-        if floor[b, s]:  # every floor released (round over)
-            ev_released[b, s] = True
-            floor[b, s] = False
-            emoji[b, s] = -1
-            pulse_anchor[b, s] = -1
-        next_exchange[b, s] = 0  # Q11: cooldowns and reminders cleared
-        next_floor[b, s] = 0
-        rem_open[b, s] = -1
-        rem_last[b, s] = -1
-    call_kind[b] = kind
-    call_caller[b] = caller
-    call_target[b] = target
+        if S.floor[b, s]:  # every floor released (round over)
+            V.ev_released[b, s] = True
+            S.floor[b, s] = False
+            S.emoji[b, s] = -1
+            S.pulse_anchor[b, s] = -1
+        S.next_exchange[b, s] = 0  # Q11: cooldowns and reminders cleared
+        S.next_floor[b, s] = 0
+        S.rem_open[b, s] = -1
+        S.rem_last[b, s] = -1
+    S.call_kind[b] = kind
+    S.call_caller[b] = caller
+    S.call_target[b] = target
     for tm in range(T):
-        call_scoring[b, tm] = scoring[tm]
-    rounds_completed[b] += 1
-    round_ended[b] = True
+        S.call_scoring[b, tm] = scoring[tm]
+    S.rounds_completed[b] += 1
+    R.round_ended[b] = True
     if best >= prm[I_POINTS_TO_WIN]:
-        match_ended[b] = True
-        phase[b] = OVER
+        R.match_ended[b] = True
+        S.phase[b] = OVER
     else:
-        phase[b] = PAUSE
-        phase_end[b] = t + prm[I_PAUSE]
-        start_requested[b] = False
+        S.phase[b] = PAUSE
+        S.phase_end[b] = t + prm[I_PAUSE]
+        S.start_requested[b] = False
 
 
 @njit(cache=True)
 def _begin_sign_phase(b, start, prm, is_bot, S):
     """Q7, Q8, Q11: a new round: round state cleared, signs afresh, hands empty."""
-    (
-        seeds, episode, key, tick, phase, phase_end, round_index, rounds_completed, scores, connected, ready,
-        hands, center, team_sign, floor, emoji, pulse_anchor, pulse_emoji, pulse_tick, next_exchange,
-        next_floor, rem_open, rem_last, vote_open, vote_proposer, vote_deadline, voters, yes, reshuffled,
-        absent, next_proposal, start_requested, call_kind, call_caller, call_target, call_scoring,
-    ) = S  # fmt: skip
     n, T = prm[I_N], prm[I_T]
     for s in range(n):
-        floor[b, s] = False
-        emoji[b, s] = -1
-        pulse_anchor[b, s] = -1
-        pulse_emoji[b, s] = -1
-        pulse_tick[b, s] = -1
-        rem_open[b, s] = -1
-        rem_last[b, s] = -1
-        next_exchange[b, s] = 0
-        next_floor[b, s] = 0
-        voters[b, s] = False
-        yes[b, s] = False
-        absent[b, s] = False
-        ready[b, s] = is_bot[s] and connected[b, s]  # bots are ready at once (Q22)
+        S.floor[b, s] = False
+        S.emoji[b, s] = -1
+        S.pulse_anchor[b, s] = -1
+        S.pulse_emoji[b, s] = -1
+        S.pulse_tick[b, s] = -1
+        S.rem_open[b, s] = -1
+        S.rem_last[b, s] = -1
+        S.next_exchange[b, s] = 0
+        S.next_floor[b, s] = 0
+        S.voters[b, s] = False
+        S.yes[b, s] = False
+        S.absent[b, s] = False
+        S.ready[b, s] = is_bot[s] and S.connected[b, s]  # bots are ready at once (Q22)
         for j in range(4):
-            hands[b, s, j] = -1
-    vote_open[b] = False
-    reshuffled[b] = False
-    next_proposal[b] = 0
-    start_requested[b] = False
-    round_index[b] += 1
-    phase[b] = SIGN
-    phase_end[b] = start + (prm[I_SIGN_PHASE] - 1)
+            S.hands[b, s, j] = -1
+    S.vote_open[b] = False
+    S.reshuffled[b] = False
+    S.next_proposal[b] = 0
+    S.start_requested[b] = False
+    S.round_index[b] += 1
+    S.phase[b] = SIGN
+    S.phase_end[b] = start + (prm[I_SIGN_PHASE] - 1)
     for tm in range(T):
-        team_sign[b, tm] = -1
-        call_scoring[b, tm] = False
+        S.team_sign[b, tm] = -1
+        S.call_scoring[b, tm] = False
     for j in range(4):
-        center[b, j] = -1
-    call_kind[b] = NONE_CALL
-    call_caller[b] = -1
-    call_target[b] = -1
+        S.center[b, j] = -1
+    S.call_kind[b] = NONE_CALL
+    S.call_caller[b] = -1
+    S.call_target[b] = -1
 
 
 @njit(cache=True)
 def _set_connected(b, s, on, is_bot, S, V):
     """Q23: a disconnection releases the floor at once (public); a reconnecting bot is ready."""
-    phase, connected, ready, floor, emoji, pulse_anchor = S[4], S[9], S[10], S[14], S[15], S[16]
-    vote_open, voters, absent = S[23], S[26], S[29]
-    ev_released = V[7]
     if on:
-        connected[b, s] = True
-        if is_bot[s] and phase[b] == SIGN:
-            ready[b, s] = True
+        S.connected[b, s] = True
+        if is_bot[s] and S.phase[b] == SIGN:
+            S.ready[b, s] = True
     else:
-        connected[b, s] = False
-        if floor[b, s] and phase[b] == PLAY:
-            ev_released[b, s] = True
-            floor[b, s] = False
-            emoji[b, s] = -1
-            pulse_anchor[b, s] = -1
-        if voters[b, s] and vote_open[b]:
-            absent[b, s] = True  # Q20: the vote can only fail now
+        S.connected[b, s] = False
+        if S.floor[b, s] and S.phase[b] == PLAY:
+            V.ev_released[b, s] = True
+            S.floor[b, s] = False
+            S.emoji[b, s] = -1
+            S.pulse_anchor[b, s] = -1
+        if S.voters[b, s] and S.vote_open[b]:
+            S.absent[b, s] = True  # Q20: the vote can only fail now
 
 
 @njit(cache=True)
 def _apply_schedule(b, when_tick, sched, is_bot, S, V):
     """The configured (tick, seat, connected) entries of ``when_tick``, in order."""
-    connected = S[9]
     for i in range(sched.shape[0]):
         if sched[i, 0] != when_tick:
             continue
         s = sched[i, 1]
         on = sched[i, 2] != 0
-        if connected[b, s] != on:
+        if S.connected[b, s] != on:
             _set_connected(b, s, on, is_bot, S, V)
 
 
 @njit(cache=True, inline="always")
 def _clear_events(b, n, V):
-    (
-        ev_act, ev_pos, ev_slot, ev_taken, ev_placed, ev_rejected, ev_took, ev_released, ev_vote, ev_proposed,
-        ev_replaced, ev_vote_failed, ev_reshuffled,
-    ) = V  # fmt: skip
     for s in range(n):
-        ev_act[b, s] = False
-        ev_took[b, s] = False
-        ev_released[b, s] = False
-        ev_proposed[b, s] = False
-        ev_replaced[b, s] = False
-        ev_vote[b, s] = 0
-        ev_slot[b, s] = -1
-        ev_taken[b, s] = -1
-        ev_placed[b, s] = -1
-        ev_rejected[b, s] = -1
-    ev_vote_failed[b] = False
-    ev_reshuffled[b] = False
+        V.ev_act[b, s] = False
+        V.ev_took[b, s] = False
+        V.ev_released[b, s] = False
+        V.ev_proposed[b, s] = False
+        V.ev_replaced[b, s] = False
+        V.ev_vote[b, s] = 0
+        V.ev_slot[b, s] = -1
+        V.ev_taken[b, s] = -1
+        V.ev_placed[b, s] = -1
+        V.ev_rejected[b, s] = -1
+    V.ev_vote_failed[b] = False
+    V.ev_reshuffled[b] = False
 
 
 # ============================================================================ reset
 @njit(cache=True)
 def reset_rows(rows, prm, sched, is_bot, S, V):
     """A fresh match on the tables where ``rows`` (QuatroEngine.reset)."""
-    seeds, episode, key, tick, round_index, rounds_completed = S[0], S[1], S[2], S[3], S[6], S[7]
-    scores, connected = S[8], S[9]
     n, T = prm[I_N], prm[I_T]
     for b in range(rows.shape[0]):
         if not rows[b]:
             continue
-        key[b] = table_key(seeds[b], episode[b])
-        tick[b] = 0
+        S.key[b] = table_key(S.seeds[b], S.episode[b])
+        S.tick[b] = 0
         for tm in range(T):
-            scores[b, tm] = 0
-        round_index[b] = 0
-        rounds_completed[b] = 0
+            S.scores[b, tm] = 0
+        S.round_index[b] = 0
+        S.rounds_completed[b] = 0
         for s in range(n):
-            connected[b, s] = True
+            S.connected[b, s] = True
         _clear_events(b, n, V)
         _begin_sign_phase(b, 0, prm, is_bot, S)
         _apply_schedule(b, 0, sched, is_bot, S, V)
@@ -469,18 +405,6 @@ def check_actions(actions, masks, num_actions, illegal, out):
 @njit(cache=True)
 def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
     """One tick on every table: resolution (Q9), clock, connections, rewards, terminations."""
-    (
-        seeds, episode, key, tick, phase, phase_end, round_index, rounds_completed, scores, connected, ready,
-        hands, center, team_sign, floor, emoji, pulse_anchor, pulse_emoji, pulse_tick, next_exchange,
-        next_floor, rem_open, rem_last, vote_open, vote_proposer, vote_deadline, voters, yes, reshuffled,
-        absent, next_proposal, start_requested, call_kind, call_caller, call_target, call_scoring,
-    ) = S  # fmt: skip
-    (
-        ev_act, ev_pos, ev_slot, ev_taken, ev_placed, ev_rejected, ev_took, ev_released, ev_vote, ev_proposed,
-        ev_replaced, ev_vote_failed, ev_reshuffled,
-    ) = V  # fmt: skip
-    (rewards, points, round_ended, match_ended, term, trunc, done, final_scores, final_rounds) = R
-    rec_order, rec_sign, rec_sign_flag, rec_rnd, rec_rnd_flag = REC[0], REC[1], REC[2], REC[8], REC[9]
     B = actions.shape[0]
     n, T = prm[I_N], prm[I_T]
     p_off, p_on = fprm[0], fprm[1]
@@ -497,21 +421,21 @@ def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
     per_seat = np.zeros(n, np.float32)
     for b in range(B):
         _clear_events(b, n, V)
-        t = np.int64(tick[b])
-        _perm(key[b], t, P_ORDER, n, u, order)
+        t = np.int64(S.tick[b])
+        _perm(S.key[b], t, P_ORDER, n, u, order)
         for k in range(n):
-            ev_pos[b, order[k]] = k + 1
+            V.ev_pos[b, order[k]] = k + 1
             if record:
-                rec_order[b, k] = order[k]
+                REC.order[b, k] = order[k]
         for tm in range(T):
-            points[b, tm] = 0
-        round_ended[b] = False
-        match_ended[b] = False
+            R.points[b, tm] = 0
+        R.round_ended[b] = False
+        R.match_ended[b] = False
         for j in range(4):
             changed[j] = False
-        phase0 = phase[b]
+        phase0 = S.phase[b]
         for k in range(n):
-            if phase[b] != phase0:
+            if S.phase[b] != phase0:
                 break  # the round ended earlier in this tick (Q10)
             s = order[k]
             a = actions[b, s]
@@ -522,159 +446,159 @@ def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
             if kind == K_EXCHANGE:  # Q12–Q14
                 h, c = arg >> 2, arg & 3
                 if changed[c]:
-                    ev_rejected[b, s] = c
+                    V.ev_rejected[b, s] = c
                 else:
-                    taken = center[b, c]
-                    placed = hands[b, s, h]
-                    center[b, c] = placed
-                    hands[b, s, h] = taken
+                    taken = S.center[b, c]
+                    placed = S.hands[b, s, h]
+                    S.center[b, c] = placed
+                    S.hands[b, s, h] = taken
                     changed[c] = True
-                    next_exchange[b, s] = t + d_xcd
-                    ev_slot[b, s] = c
-                    ev_taken[b, s] = taken >> 2
-                    ev_placed[b, s] = placed >> 2
-                    ev_act[b, s] = True
+                    S.next_exchange[b, s] = t + d_xcd
+                    V.ev_slot[b, s] = c
+                    V.ev_taken[b, s] = taken >> 2
+                    V.ev_placed[b, s] = placed >> 2
+                    V.ev_act[b, s] = True
             elif kind in (K_TAKE, K_RELEASE):  # Q15, Q17
-                floor[b, s] = kind == K_TAKE
-                emoji[b, s] = -1
-                pulse_anchor[b, s] = -1
-                next_floor[b, s] = t + d_fcd
+                S.floor[b, s] = kind == K_TAKE
+                S.emoji[b, s] = -1
+                S.pulse_anchor[b, s] = -1
+                S.next_floor[b, s] = t + d_fcd
                 if kind == K_TAKE:
-                    ev_took[b, s] = True
+                    V.ev_took[b, s] = True
                 else:
-                    ev_released[b, s] = True
-                ev_act[b, s] = True
+                    V.ev_released[b, s] = True
+                V.ev_act[b, s] = True
             elif kind == K_EMOJI:
-                emoji[b, s] = arg
-                if pulse_anchor[b, s] < 0:
-                    pulse_anchor[b, s] = t
+                S.emoji[b, s] = arg
+                if S.pulse_anchor[b, s] < 0:
+                    S.pulse_anchor[b, s] = t
             elif kind == K_SIGN:  # Q7: the first teammate fixes it
-                if team_sign[b, s % T] < 0:
-                    team_sign[b, s % T] = arg
+                if S.team_sign[b, s % T] < 0:
+                    S.team_sign[b, s % T] = arg
             elif kind == K_READY:  # Q8
-                ready[b, s] = True
-                ev_act[b, s] = True
+                S.ready[b, s] = True
+                V.ev_act[b, s] = True
             elif kind == K_START:  # Q11
-                start_requested[b] = True
-                ev_act[b, s] = True
+                S.start_requested[b] = True
+                V.ev_act[b, s] = True
             elif kind == K_PROPOSE:  # Q20, Q21
-                if vote_open[b] or reshuffled[b]:
+                if S.vote_open[b] or S.reshuffled[b]:
                     continue  # overtaken earlier in this tick: moot
                 has_voters = False
                 for x in range(n):
-                    if connected[b, x] and not is_bot[x] and x != s:
+                    if S.connected[b, x] and not is_bot[x] and x != s:
                         has_voters = True
-                next_proposal[b] = t + d_vint
-                ev_proposed[b, s] = True
-                ev_act[b, s] = True
+                S.next_proposal[b] = t + d_vint
+                V.ev_proposed[b, s] = True
+                V.ev_act[b, s] = True
                 if has_voters:
-                    vote_open[b] = True
-                    vote_proposer[b] = s
+                    S.vote_open[b] = True
+                    S.vote_proposer[b] = s
                     for x in range(n):
-                        voters[b, x] = connected[b, x] and not is_bot[x] and x != s
-                        yes[b, x] = False
-                        absent[b, x] = False
-                    vote_deadline[b] = t + d_vwin
+                        S.voters[b, x] = S.connected[b, x] and not is_bot[x] and x != s
+                        S.yes[b, x] = False
+                        S.absent[b, x] = False
+                    S.vote_deadline[b] = t + d_vwin
                 else:
                     _reshuffle(b, prm, changed, S, V, REC)
             elif kind in (K_YES, K_NO):  # Q20: a "no" ends the vote at once
-                if not vote_open[b]:
+                if not S.vote_open[b]:
                     continue
-                ev_act[b, s] = True
+                V.ev_act[b, s] = True
                 if kind == K_NO:
-                    ev_vote[b, s] = 2
-                    vote_open[b] = False
-                    ev_vote_failed[b] = True
+                    V.ev_vote[b, s] = 2
+                    S.vote_open[b] = False
+                    V.ev_vote_failed[b] = True
                 else:
-                    ev_vote[b, s] = 1
-                    yes[b, s] = True
+                    V.ev_vote[b, s] = 1
+                    S.yes[b, s] = True
                     complete = True
                     for x in range(n):
-                        if yes[b, x] != voters[b, x]:
+                        if S.yes[b, x] != S.voters[b, x]:
                             complete = False
                     if complete:
-                        vote_open[b] = False
+                        S.vote_open[b] = False
                         _reshuffle(b, prm, changed, S, V, REC)
             elif kind in (K_QUATRO, K_CONTRA):  # Q18, Q19
-                own = kind == K_QUATRO and guard and _is_quartet(hands, b, s)
-                if own and not (rem_open[b, s] < t and t <= rem_last[b, s]):
-                    rem_open[b, s] = t  # held back: the reminder (Q18)
-                    rem_last[b, s] = t + prm[I_REMINDER]
+                own = kind == K_QUATRO and guard and _is_quartet(S.hands, b, s)
+                if own and not (S.rem_open[b, s] < t and t <= S.rem_last[b, s]):
+                    S.rem_open[b, s] = t  # held back: the reminder (Q18)
+                    S.rem_last[b, s] = t + prm[I_REMINDER]
                     continue
                 my_team = s % T
                 if kind == K_QUATRO:
-                    right = _is_quartet(hands, b, (s + T) % n)
+                    right = _is_quartet(S.hands, b, (s + T) % n)
                     for tm in range(T):
                         scoring[tm] = (tm == my_team) == right
                     target = -1
                     call = QUATRO_CALL
                 else:
                     target = (my_team + arg) % T
-                    right = _is_quartet(hands, b, target) or _is_quartet(hands, b, target + T)
+                    right = _is_quartet(S.hands, b, target) or _is_quartet(S.hands, b, target + T)
                     for tm in range(T):
                         scoring[tm] = tm == my_team if right else tm == target
                     call = CONTRA_CALL
-                ev_act[b, s] = True
+                V.ev_act[b, s] = True
                 _end_round(b, scoring, call, s, target, t, prm, S, V, R)
 
         # ---- the clock
-        ph = phase[b]
+        ph = S.phase[b]
         if ph == PLAY:
             pulse = prm[I_PULSE]
             for s in range(n):  # pulses (Q15)
-                anchor = pulse_anchor[b, s]
-                if floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
-                    pulse_emoji[b, s] = emoji[b, s]
-                    pulse_tick[b, s] = t
-            if vote_open[b] and t >= vote_deadline[b]:  # silence is a no (Q20)
-                vote_open[b] = False
-                ev_vote_failed[b] = True
-            if t >= phase_end[b]:  # Q10: a blank round
+                anchor = S.pulse_anchor[b, s]
+                if S.floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
+                    S.pulse_emoji[b, s] = S.emoji[b, s]
+                    S.pulse_tick[b, s] = t
+            if S.vote_open[b] and t >= S.vote_deadline[b]:  # silence is a no (Q20)
+                S.vote_open[b] = False
+                V.ev_vote_failed[b] = True
+            if t >= S.phase_end[b]:  # Q10: a blank round
                 for tm in range(T):
                     scoring[tm] = False
                 _end_round(b, scoring, BLANK_CALL, -1, -1, t, prm, S, V, R)
         elif ph == SIGN:
-            go = t >= phase_end[b]
+            go = t >= S.phase_end[b]
             if not go:
                 go = True
                 for s in range(n):
-                    if connected[b, s] and not ready[b, s]:
+                    if S.connected[b, s] and not S.ready[b, s]:
                         go = False
             if go:  # Q8: missing signs drawn, deal, the clock
-                _draws(key[b], t, P_SIGN, T, u)
+                _draws(S.key[b], t, P_SIGN, T, u)
                 for tm in range(T):
-                    need = team_sign[b, tm] < 0
+                    need = S.team_sign[b, tm] < 0
                     if record:
-                        rec_sign[b, tm] = u[tm] % NUM_E if need else -1
+                        REC.sign[b, tm] = u[tm] % NUM_EMOJIS if need else -1
                     if need:
-                        team_sign[b, tm] = u[tm] % NUM_E
+                        S.team_sign[b, tm] = u[tm] % NUM_EMOJIS
                 if record:
-                    rec_sign_flag[b] = True
+                    REC.sign_flag[b] = True
                 _deal(b, prm, S, V, REC)
-                phase[b] = PLAY
-                phase_end[b] = t + prm[I_ROUND]
-        elif ph == PAUSE and (start_requested[b] or t >= phase_end[b]):  # Q11
+                S.phase[b] = PLAY
+                S.phase_end[b] = t + prm[I_ROUND]
+        elif ph == PAUSE and (S.start_requested[b] or t >= S.phase_end[b]):  # Q11
             _begin_sign_phase(b, t + 1, prm, is_bot, S)
-        tick[b] = t + 1
+        S.tick[b] = t + 1
 
         # ---- between ticks (Q23): schedule, then random connection changes
-        if phase[b] != OVER:
+        if S.phase[b] != OVER:
             if has_schedule:
                 _apply_schedule(b, t + 1, sched, is_bot, S, V)
             if p_off > 0 or p_on > 0:
                 drawn = p_off > 0
                 if not drawn:
                     for s in range(n):
-                        if not connected[b, s]:
+                        if not S.connected[b, s]:
                             drawn = True
                 if drawn:
-                    _draws(key[b], t + 1, P_CONNECT, n, u)
+                    _draws(S.key[b], t + 1, P_CONNECT, n, u)
                     for s in range(n):
-                        c0[s] = connected[b, s]
+                        c0[s] = S.connected[b, s]
                     for s in range(n):
                         x = np.float64(u[s]) / 4294967296.0
                         if record:
-                            rec_rnd[b, s] = x
+                            REC.random[b, s] = x
                         if c0[s] and x < p_off:
                             _set_connected(b, s, False, is_bot, S, V)
                     for s in range(n):
@@ -682,30 +606,30 @@ def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
                         if not c0[s] and x < p_on:
                             _set_connected(b, s, True, is_bot, S, V)
                     if record:
-                        rec_rnd_flag[b] = True
+                        REC.random_flag[b] = True
 
         # ---- rewards, terminations (QuatroParallelEnv.step)
         gained = np.float32(0.0)
         losers = 0
         for s in range(n):
-            per_seat[s] = np.float32(points[b, s % T])
+            per_seat[s] = np.float32(R.points[b, s % T])
             gained += per_seat[s]
             if per_seat[s] == 0:
                 losers += 1
         share = np.float32(-gained) / np.float32(max(losers, 1))
         for s in range(n):
             if zero_sum and per_seat[s] == 0 and gained != 0 and losers > 0:
-                rewards[b, s] = share
+                R.rewards[b, s] = share
             else:
-                rewards[b, s] = per_seat[s]
-        te = match_ended[b] or (prm[I_EPISODE_ROUND] != 0 and round_ended[b])
-        tr = (not te) and round_ended[b] and rounds_completed[b] >= prm[I_MAX_ROUNDS]
-        term[b] = te
-        trunc[b] = tr
-        done[b] = te or tr
+                R.rewards[b, s] = per_seat[s]
+        te = R.match_ended[b] or (prm[I_EPISODE_ROUND] != 0 and R.round_ended[b])
+        tr = (not te) and R.round_ended[b] and S.rounds_completed[b] >= prm[I_MAX_ROUNDS]
+        R.terminated[b] = te
+        R.truncated[b] = tr
+        R.done[b] = te or tr
         for tm in range(T):
-            final_scores[b, tm] = scores[b, tm]
-        final_rounds[b] = rounds_completed[b]
+            R.final_scores[b, tm] = S.scores[b, tm]
+        R.final_rounds[b] = S.rounds_completed[b]
 
 
 # ============================================================================ observations (Q26–Q28)
@@ -723,16 +647,6 @@ def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V):
     observer's row is then four contiguous copies out of it (its private block, the table block,
     the team and seat blocks starting at its own).
     """
-    (
-        seeds, episode, key, tick, phase, phase_end, round_index, rounds_completed, scores, connected, ready,
-        hands, center, team_sign, floor, emoji, pulse_anchor, pulse_emoji, pulse_tick, next_exchange,
-        next_floor, rem_open, rem_last, vote_open, vote_proposer, vote_deadline, voters, yes, reshuffled,
-        absent, next_proposal, start_requested, call_kind, call_caller, call_target, call_scoring,
-    ) = S  # fmt: skip
-    (
-        ev_act, ev_pos, ev_slot, ev_taken, ev_placed, ev_rejected, ev_took, ev_released, ev_vote, ev_proposed,
-        ev_replaced, ev_vote_failed, ev_reshuffled,
-    ) = V  # fmt: skip
     n, T, v = prm[I_N], prm[I_T], prm[I_V]
     P, G, TB, SB, T0, S0 = prm[I_P], prm[I_G], prm[I_TB], prm[I_SB], prm[I_T0], prm[I_S0]
     TAB = n * P  # scratch layout: private blocks, table, teams twice, seats twice
@@ -743,8 +657,8 @@ def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V):
         if not all_rows and not rows[b]:
             continue
         ob = obs[b]
-        now = np.int64(tick[b])
-        ph = phase[b]
+        now = np.int64(S.tick[b])
+        ph = S.phase[b]
         play = ph == PLAY
         revealed = ph in (PAUSE, OVER)
         w[: TM + T * TB] = 0
@@ -753,114 +667,114 @@ def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V):
         for s in range(n):
             PV = s * P
             for j in range(4):
-                c = hands[b, s, j]
+                c = S.hands[b, s, j]
                 if c >= 0:
                     w[PV + offs[O_HAND] + j * v + (c >> 2)] = 1
-            ts = team_sign[b, s % T]
+            ts = S.team_sign[b, s % T]
             if ts >= 0:
                 w[PV + offs[O_SIGN] + ts] = 1
-            e = emoji[b, s]
+            e = S.emoji[b, s]
             if e >= 0:
                 w[PV + offs[O_EMOJI] + e] = 1
-            rl = np.int64(rem_last[b, s])
-            if rem_open[b, s] < now and now <= rl:
+            rl = np.int64(S.rem_last[b, s])
+            if S.rem_open[b, s] < now and now <= rl:
                 w[PV + offs[O_REMINDER]] = 1
                 w[PV + offs[O_REMINDER_LEFT]] = _clip(rl - now + 1)
-            r = ev_rejected[b, s]
+            r = V.ev_rejected[b, s]
             if r >= 0:
                 w[PV + offs[O_REJECTED] + r] = 1
         # ---- table block (Q27)
         w[TAB + offs[O_PHASE] + ph] = 1
         if ph != OVER:
-            w[TAB + offs[O_PHASE_LEFT]] = _clip(np.int64(phase_end[b]) - now + 1)
-        w[TAB + offs[O_ROUND]] = _clip(np.int64(round_index[b]))
+            w[TAB + offs[O_PHASE_LEFT]] = _clip(np.int64(S.phase_end[b]) - now + 1)
+        w[TAB + offs[O_ROUND]] = _clip(np.int64(S.round_index[b]))
         for j in range(4):
-            c = center[b, j]
+            c = S.center[b, j]
             if c >= 0:
                 w[TAB + offs[O_CENTER] + j * v + (c >> 2)] = 1
-        vo = vote_open[b]
+        vo = S.vote_open[b]
         if vo:
             w[TAB + offs[O_VOTE_OPEN]] = 1
-            w[TAB + offs[O_VOTE_LEFT]] = _clip(np.int64(vote_deadline[b]) - now + 1)
-        if reshuffled[b]:
+            w[TAB + offs[O_VOTE_LEFT]] = _clip(np.int64(S.vote_deadline[b]) - now + 1)
+        if S.reshuffled[b]:
             w[TAB + offs[O_RESHUFFLE_USED]] = 1
-        npr = np.int64(next_proposal[b])
+        npr = np.int64(S.next_proposal[b])
         if play and npr > now:
             w[TAB + offs[O_PROPOSAL_WAIT]] = _clip(npr - now)
-        if ev_vote_failed[b]:
+        if V.ev_vote_failed[b]:
             w[TAB + offs[O_VOTE_FAILED]] = 1
-        if ev_reshuffled[b]:
+        if V.ev_reshuffled[b]:
             w[TAB + offs[O_RESHUFFLED]] = 1
-        ck = call_kind[b]
+        ck = S.call_kind[b]
         if ck >= 0:
             w[TAB + offs[O_LAST_CALL] + ck] = 1
         # ---- team blocks (absolute order, observer 0)
         for tm in range(T):
             o = TM + tm * TB
-            sc = scores[b, tm]
+            sc = S.scores[b, tm]
             w[o + offs[O_SCORE]] = sc if sc > 0 else 0
-            if call_target[b] == tm:
+            if S.call_target[b] == tm:
                 w[o + offs[O_ACCUSED]] = 1
-            if call_scoring[b, tm]:
+            if S.call_scoring[b, tm]:
                 w[o + offs[O_SCORED]] = 1
-            ts = team_sign[b, tm]
+            ts = S.team_sign[b, tm]
             if reveal_signs and revealed and ts >= 0:
                 w[o + offs[O_REVEALED_SIGN] + ts] = 1
         # ---- seat blocks (absolute order, observer 0)
         for s in range(n):
             o = ST + s * SB
-            if connected[b, s]:
+            if S.connected[b, s]:
                 w[o + offs[O_CONNECTED]] = 1
-            if ready[b, s]:
+            if S.ready[b, s]:
                 w[o + offs[O_READY]] = 1
             if play:
-                if floor[b, s]:
+                if S.floor[b, s]:
                     w[o + offs[O_FLOOR]] = 1
-                w[o + offs[O_EXCHANGE_WAIT]] = _clip(np.int64(next_exchange[b, s]) - now)
-                w[o + offs[O_FLOOR_WAIT]] = _clip(np.int64(next_floor[b, s]) - now)
-            pe = pulse_emoji[b, s]
+                w[o + offs[O_EXCHANGE_WAIT]] = _clip(np.int64(S.next_exchange[b, s]) - now)
+                w[o + offs[O_FLOOR_WAIT]] = _clip(np.int64(S.next_floor[b, s]) - now)
+            pe = S.pulse_emoji[b, s]
             if pe >= 0:
                 w[o + offs[O_PULSE_EMOJI] + pe] = 1
-                w[o + offs[O_PULSE_AGE]] = _clip(now - 1 - np.int64(pulse_tick[b, s]))
+                w[o + offs[O_PULSE_AGE]] = _clip(now - 1 - np.int64(S.pulse_tick[b, s]))
             else:
                 w[o + offs[O_PULSE_AGE]] = CLIP
-            sl = ev_slot[b, s]
+            sl = V.ev_slot[b, s]
             if sl >= 0:
                 w[o + offs[O_EXCHANGED]] = 1
                 w[o + offs[O_EXCHANGE_SLOT] + sl] = 1
-            x = ev_taken[b, s]
+            x = V.ev_taken[b, s]
             if x >= 0:
                 w[o + offs[O_TAKEN] + x] = 1
-            x = ev_placed[b, s]
+            x = V.ev_placed[b, s]
             if x >= 0:
                 w[o + offs[O_PLACED] + x] = 1
-            if ev_act[b, s]:
-                x = ev_pos[b, s]
+            if V.ev_act[b, s]:
+                x = V.ev_pos[b, s]
                 w[o + offs[O_ORDER]] = x if x > 0 else 0
-            if ev_took[b, s]:
+            if V.ev_took[b, s]:
                 w[o + offs[O_TOOK]] = 1
-            if ev_released[b, s]:
+            if V.ev_released[b, s]:
                 w[o + offs[O_RELEASED]] = 1
-            x = ev_vote[b, s]
+            x = V.ev_vote[b, s]
             if x == 1:
                 w[o + offs[O_VOTED_YES]] = 1
             elif x == 2:
                 w[o + offs[O_VOTED_NO]] = 1
-            if ev_proposed[b, s]:
+            if V.ev_proposed[b, s]:
                 w[o + offs[O_PROPOSED]] = 1
-            if vo and voters[b, s]:
+            if vo and S.voters[b, s]:
                 w[o + offs[O_VOTER]] = 1
-            if vo and yes[b, s]:
+            if vo and S.yes[b, s]:
                 w[o + offs[O_SAID_YES]] = 1
-            if ev_replaced[b, s]:
+            if V.ev_replaced[b, s]:
                 w[o + offs[O_HAND_REPLACED]] = 1
-            if vo and vote_proposer[b] == s:
+            if vo and S.vote_proposer[b] == s:
                 w[o + offs[O_PROPOSER]] = 1
-            if call_caller[b] == s:
+            if S.call_caller[b] == s:
                 w[o + offs[O_CALLER]] = 1
             if revealed:
                 for j in range(4):
-                    c = hands[b, s, j]
+                    c = S.hands[b, s, j]
                     if c >= 0:
                         w[o + offs[O_REVEALED_HAND] + j * v + (c >> 2)] = 1
         # ---- every observer's row: own private block, the table, teams and seats from its own
@@ -888,39 +802,35 @@ def _copy(dst, src):
 @njit(cache=True)
 def compute_masks(rows, all_rows, masks, kind_legal, lut, prm, S):
     """Exact legality per action kind (Q9), expanded to actions through the kind-pattern table."""
-    (
-        seeds, episode, key, tick, phase, phase_end, round_index, rounds_completed, scores, connected, ready,
-        hands, center, team_sign, floor, emoji, pulse_anchor, pulse_emoji, pulse_tick, next_exchange,
-        next_floor, rem_open, rem_last, vote_open, vote_proposer, vote_deadline, voters, yes, reshuffled,
-        absent, next_proposal, start_requested, call_kind, call_caller, call_target, call_scoring,
-    ) = S  # fmt: skip
     n, T, A = prm[I_N], prm[I_T], prm[I_A]
     for b in range(masks.shape[0]):
         if not all_rows and not rows[b]:
             continue
-        ph = phase[b]
-        now = tick[b]
+        ph = S.phase[b]
+        now = S.tick[b]
         play, sign, pause = ph == PLAY, ph == SIGN, ph == PAUSE
-        prop = play and not reshuffled[b] and not vote_open[b] and now >= next_proposal[b]
+        prop = play and not S.reshuffled[b] and not S.vote_open[b] and now >= S.next_proposal[b]
         for s in range(n):
-            conn = connected[b, s]
-            fl = floor[b, s]
-            floor_ok = play and now >= next_floor[b, s] and conn
+            conn = S.connected[b, s]
+            fl = S.floor[b, s]
+            floor_ok = play and now >= S.next_floor[b, s] and conn
             kl = kind_legal[b, s]
             kl[K_NOOP] = True
-            kl[K_EXCHANGE] = play and now >= next_exchange[b, s] and conn
+            kl[K_EXCHANGE] = play and now >= S.next_exchange[b, s] and conn
             kl[K_TAKE] = floor_ok and not fl
             kl[K_RELEASE] = floor_ok and fl
             kl[K_EMOJI] = play and fl and conn
-            kl[K_SIGN] = sign and team_sign[b, s % T] < 0 and conn
-            kl[K_READY] = sign and not ready[b, s] and conn
+            kl[K_SIGN] = sign and S.team_sign[b, s % T] < 0 and conn
+            kl[K_READY] = sign and not S.ready[b, s] and conn
             kl[K_QUATRO] = play and conn
             kl[K_CONTRA] = play and conn
             kl[K_PROPOSE] = prop and conn
-            vote = play and vote_open[b] and voters[b, s] and not yes[b, s] and not absent[b, s] and conn
+            vote = (
+                play and S.vote_open[b] and S.voters[b, s] and not S.yes[b, s] and not S.absent[b, s] and conn
+            )
             kl[K_YES] = vote
             kl[K_NO] = vote
-            kl[K_START] = s == HOST_SEAT and pause and not start_requested[b] and conn
+            kl[K_START] = s == HOST_SEAT and pause and not S.start_requested[b] and conn
             code = 0
             for k in range(NUM_KINDS):
                 if kl[k]:

@@ -29,62 +29,31 @@ from typing import Any
 import numpy as np
 import torch
 
+from quatro_env.batched import schema
+from quatro_env.batched.constants import (
+    BLANK_CALL,
+    CONTRA_CALL,
+    HOST_SEAT,
+    M32,
+    MAX_TICKS,
+    NONE_CALL,
+    OVER,
+    P_CONNECT,
+    P_DEAL,
+    P_ORDER,
+    P_Q5,
+    P_SIGN,
+    PAUSE,
+    PLAY,
+    QUATRO_CALL,
+    SIGN,
+)
+from quatro_env.batched.schema import STATE_FIELDS, TABLE_STATE
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS, deck_size, num_values
 from quatro_env.quatro.config import QuatroConfig, to_ticks
 from quatro_env.quatro.encoding import CLIP, make_blocks
 from quatro_env.quatro.engine import Phase, QuatroEngine, Vote
-
-SIGN, PLAY, PAUSE, OVER = 0, 1, 2, 3
-NONE_CALL, QUATRO_CALL, CONTRA_CALL, BLANK_CALL = -1, 0, 1, 2  # encoder's _CALL_KINDS
-HOST_SEAT = 0  # Q11 [decision]
-#: the tables' game state, one row per table (``state_bytes_per_table`` counts these); the numba
-#: kernel takes them in this order
-TABLE_STATE = (
-    "seeds",
-    "episode",
-    "key",
-    "tick",
-    "phase",
-    "phase_end",
-    "round_index",
-    "rounds_completed",
-    "scores",
-    "connected",
-    "ready",
-    "hands",
-    "center",
-    "team_sign",
-    "floor",
-    "emoji",
-    "pulse_anchor",
-    "pulse_emoji",
-    "pulse_tick",
-    "next_exchange",
-    "next_floor",
-    "rem_open",
-    "rem_last",
-    "vote_open",
-    "vote_proposer",
-    "vote_deadline",
-    "voters",
-    "yes",
-    "reshuffled",
-    "absent",
-    "next_proposal",
-    "start_requested",
-    "call_kind",
-    "call_caller",
-    "call_target",
-    "call_scoring",
-)
-#: what a checkpoint holds (``state_dict``): the game state and the last outputs
-STATE_FIELDS = (*TABLE_STATE, "observations", "masks")
-MAX_TICKS = 2**30  # the longest phase or cooldown the int32 clocks hold, with room for arithmetic
-
-_M32 = 0xFFFFFFFF
-# draw purposes (each at most once per table and tick, Q5 retries get their own ids)
-_P_ORDER, _P_SIGN, _P_DEAL, _P_CONNECT, _P_BOT, _P_Q5 = 1, 2, 3, 4, 5, 64
 
 
 def _mix(x: torch.Tensor) -> torch.Tensor:
@@ -92,11 +61,11 @@ def _mix(x: torch.Tensor) -> torch.Tensor:
 
     Multipliers are < 2**31 so no product overflows int64: identical on every device.
     """
-    x = x & _M32
+    x = x & M32
     x = x ^ (x >> 16)
-    x = (x * 0x7FEB352D) & _M32
+    x = (x * 0x7FEB352D) & M32
     x = x ^ (x >> 15)
-    x = (x * 0x2C1B3C6D) & _M32
+    x = (x * 0x2C1B3C6D) & M32
     return x ^ (x >> 16)
 
 
@@ -190,57 +159,10 @@ class BatchedQuatroEngine:
 
         # ---- state (compact integer tensors, one row per table)
         z = lambda *shape, dt: torch.zeros(shape, dtype=dt, device=dev)  # noqa: E731
-        i8, i16, i32, b8 = torch.int8, torch.int16, torch.int32, torch.bool
-        self.seeds = z(B, dt=torch.long)
-        self.episode = z(B, dt=torch.long)
-        self.key = z(B, dt=torch.long)
-        self.tick = z(B, dt=i32)
-        self.phase = z(B, dt=i8)
-        self.phase_end = z(B, dt=i32)
-        self.round_index = z(B, dt=i16)
-        self.rounds_completed = z(B, dt=i16)
-        self.scores = z(B, T, dt=i8)
-        self.connected = z(B, n, dt=b8)
-        self.ready = z(B, n, dt=b8)
-        self.hands = z(B, n, 4, dt=i8)  # card ids; hands exist iff phase != SIGN (Q8)
-        self.center = z(B, 4, dt=i8)
-        self.team_sign = z(B, T, dt=i8)  # -1: none yet
-        self.floor = z(B, n, dt=b8)
-        self.emoji = z(B, n, dt=i8)  # -1: none
-        self.pulse_anchor = z(B, n, dt=i32)  # -1: none
-        self.pulse_emoji = z(B, n, dt=i8)  # last pulse (-1: none)
-        self.pulse_tick = z(B, n, dt=i32)
-        self.next_exchange = z(B, n, dt=i32)
-        self.next_floor = z(B, n, dt=i32)
-        self.rem_open = z(B, n, dt=i32)  # -1: no reminder window
-        self.rem_last = z(B, n, dt=i32)
-        self.vote_open = z(B, dt=b8)
-        self.vote_proposer = z(B, dt=i8)
-        self.vote_deadline = z(B, dt=i32)
-        self.voters = z(B, n, dt=b8)
-        self.yes = z(B, n, dt=b8)
-        self.absent = z(B, n, dt=b8)  # voters who disconnected during the vote: cannot answer (Q20)
-        self.reshuffled = z(B, dt=b8)
-        self.next_proposal = z(B, dt=i32)
-        self.start_requested = z(B, dt=b8)
-        self.call_kind = z(B, dt=i8)  # -1 none, 0 quatro, 1 contra, 2 blank (last_call)
-        self.call_caller = z(B, dt=i8)
-        self.call_target = z(B, dt=i8)
-        self.call_scoring = z(B, T, dt=b8)
-        # ---- this tick's public/private events, as per-seat fields
-        self.ev_act = z(B, n, dt=b8)  # the seat's action produced an ordered event
-        self.ev_pos = z(B, n, dt=i8)  # 1-based resolution position of each seat this tick
-        self.ev_slot = z(B, n, dt=i8)  # exchange center slot (-1 none)
-        self.ev_taken = z(B, n, dt=i8)  # value (-1 none)
-        self.ev_placed = z(B, n, dt=i8)
-        self.ev_rejected = z(B, n, dt=i8)  # rejected slot (-1 none), private
-        self.ev_took = z(B, n, dt=b8)
-        self.ev_released = z(B, n, dt=b8)
-        self.ev_vote = z(B, n, dt=i8)  # 0 none, 1 yes, 2 no
-        self.ev_proposed = z(B, n, dt=b8)
-        self.ev_replaced = z(B, n, dt=b8)
-        self.ev_vote_failed = z(B, dt=b8)
-        self.ev_reshuffled = z(B, dt=b8)
+        i8, b8 = torch.int8, torch.bool
+        self._dims = dims = schema.Dims(n=n, T=T)
+        for name, tensor in schema.allocate(schema.STATE + schema.EVENTS, B, dims, dev).items():
+            setattr(self, name, tensor)
 
         # ---- observation layout (the reference encoder's blocks, byte for byte)
         private, table, team, seat = make_blocks(n)
@@ -274,15 +196,11 @@ class BatchedQuatroEngine:
     @property
     def state_bytes_per_table(self) -> int:
         """Bytes of game state per table (observations, masks and event scratch excluded)."""
-        total = 0
-        for name in self._STATE_NAMES:
-            t = getattr(self, name)
-            total += t.element_size() * t.numel()
-        return total // self.num_envs
+        return schema.bytes_per_table(schema.STATE, self._dims)
 
     # ================================================================== randomness (Q30)
     def _table_keys(self, seeds: torch.Tensor, episode: torch.Tensor) -> torch.Tensor:
-        lo, hi = seeds & _M32, (seeds >> 32) & _M32
+        lo, hi = seeds & M32, (seeds >> 32) & M32
         return _mix(_mix(lo ^ 0x3C6EF372) ^ _mix(hi ^ 0x1B873593) ^ _mix(episode ^ 0x68E31DA4))
 
     def _u32(self, rows: torch.Tensor | None, purpose: int, m: int) -> torch.Tensor:
@@ -399,7 +317,7 @@ class BatchedQuatroEngine:
     def _deal_values(self, idx: torch.Tensor, record: bool):
         """The deal of the tables ``idx`` this tick (a pure function of their keys and tick)."""
         n = self.n
-        perm = self._perm(idx, _P_DEAL, self.deck).to(torch.int8)  # card ids, Q4
+        perm = self._perm(idx, P_DEAL, self.deck).to(torch.int8)  # card ids, Q4
         hands = perm[:, : 4 * n].reshape(-1, n, 4).clone()
         center = perm[:, 4 * n : 4 * n + 4].clone()
         if record:
@@ -411,7 +329,7 @@ class BatchedQuatroEngine:
             it = 0
             while bool(bad.any()):
                 sub = bad.nonzero().squeeze(1)
-                p = self._perm(idx[sub], _P_Q5 + it * 8 + seat, 8)
+                p = self._perm(idx[sub], P_Q5 + it * 8 + seat, 8)
                 if record:
                     self._rec("q5", idx[sub], p)
                 pool = torch.cat([hands[sub, seat], center[sub]], dim=1)
@@ -579,7 +497,7 @@ class BatchedQuatroEngine:
         self._clear_events()
 
         t = self.tick  # [B] int32, the tick being played
-        order = self._perm(None, _P_ORDER, n)  # [B, n]: seat resolving at each position
+        order = self._perm(None, P_ORDER, n)  # [B, n]: seat resolving at each position
         if self.record_draws:
             self._rec("order", self._ar_b, order)
         pos = torch.empty_like(order)
@@ -1046,7 +964,7 @@ class BatchedQuatroEngine:
 
     def _begin_play(self, rows: torch.Tensor, t: torch.Tensor) -> None:
         """Q8: missing signs drawn (uniform, per team), deal, the 180 s clock."""
-        draw = self._u32(None, _P_SIGN, self.num_teams) % NUM_EMOJIS
+        draw = self._u32(None, P_SIGN, self.num_teams) % NUM_EMOJIS
         need = rows[:, None] & (self.team_sign < 0)
         if self.record_draws:
             idx = rows.nonzero().squeeze(1)
@@ -1065,7 +983,7 @@ class BatchedQuatroEngine:
             # draws only when a change is possible (as the reference engine)
             drawn = live if p_off > 0 else live & ~_all(self.connected)
             live = drawn
-            u = self._u32(None, _P_CONNECT, self.n).double() / 2.0**32  # tick already advanced
+            u = self._u32(None, P_CONNECT, self.n).double() / 2.0**32  # tick already advanced
             if self.record_draws:
                 idx = drawn.nonzero().squeeze(1)
                 self._rec("random", idx, u[idx])
@@ -1323,16 +1241,11 @@ class BatchedQuatroEngine:
         ranges = [self.codec.ranges[k] for k in ActionKind]
         self._nb_size = np.array([len(r) for r in ranges], np.float32)
         self._nb_start = np.array([r.start for r in ranges], np.int64)
-        z = lambda *shape, dt: torch.zeros(shape, dtype=dt)  # noqa: E731
-        self.points = z(B, T, dt=torch.int8)
-        self.round_ended = z(B, dt=torch.bool)
-        self.match_ended = z(B, dt=torch.bool)
-        self._nb_term = z(B, dt=torch.bool)
-        self._nb_trunc = z(B, dt=torch.bool)
-        self._nb_done = z(B, dt=torch.bool)
-        self._nb_illegal = z(B, n, dt=torch.bool)
-        self._nb_final_scores = z(B, T, dt=torch.int8)
-        self._nb_final_rounds = z(B, dt=torch.int16)
+        results = schema.allocate(schema.RESULTS, B, self._dims, torch.device("cpu"))
+        del results["rewards"]  # the engine's own reward buffer (the torch path's too)
+        for name, tensor in results.items():  # points, round_ended, match_ended, terminated, ...
+            setattr(self, self._result_attr(name), tensor)
+        self._nb_illegal = torch.zeros(B, n, dtype=torch.bool)
         self._nb_actions = np.zeros((B, n), np.int64)
         self._nb_rec_size = 0
         self._nb_alloc_records(1)
@@ -1341,42 +1254,47 @@ class BatchedQuatroEngine:
     def _nb_alloc_records(self, rows: int) -> None:
         n, T = self.n, self.num_teams
         cap = 8 * rows + 64  # Q5 re-splits recorded per tick (a handful per deal at most)
-        self._nb_rec = (
-            np.zeros((rows, n), np.int64),  # order
-            np.zeros((rows, T), np.int64),  # sign
-            np.zeros(rows, np.bool_),
-            np.zeros((rows, self.deck), np.int64),  # deal
-            np.zeros(rows, np.bool_),
-            np.zeros(cap, np.int64),  # q5 rows
-            np.zeros((cap, 8), np.int64),
-            np.zeros(1, np.int64),
-            np.zeros((rows, n), np.float64),  # random (dis)connections
-            np.zeros(rows, np.bool_),
+        self._nb_rec = schema.Draws(
+            order=np.zeros((rows, n), np.int64),
+            sign=np.zeros((rows, T), np.int64),
+            sign_flag=np.zeros(rows, np.bool_),
+            deal=np.zeros((rows, self.deck), np.int64),
+            deal_flag=np.zeros(rows, np.bool_),
+            q5_rows=np.zeros(cap, np.int64),
+            q5=np.zeros((cap, 8), np.int64),
+            q5_count=np.zeros(1, np.int64),
+            random=np.zeros((rows, n), np.float64),
+            random_flag=np.zeros(rows, np.bool_),
         )
         self._nb_rec_size = rows
 
-    _NB_RESULT_NAMES = (
-        "rewards",
-        "points",
-        "round_ended",
-        "match_ended",
-        "_nb_term",
-        "_nb_trunc",
-        "_nb_done",
-        "_nb_final_scores",
-        "_nb_final_rounds",
-    )
+    #: results the torch path keeps too, under the same names; the kernel's own ones are ``_nb_*``
+    _SHARED_RESULTS = ("rewards", "points", "round_ended", "match_ended")
 
-    def _nb_state(self):
-        """numpy views of the state, event and result tensors (cached while the tensors stay the same
-        objects; a tensor replaced by assignment, e.g. a checkpoint restore, is picked up)."""
-        names = self._STATE_NAMES + _EVENT_NAMES + self._NB_RESULT_NAMES
+    @classmethod
+    def _result_attr(cls, name: str) -> str:
+        return name if name in cls._SHARED_RESULTS else "_nb_" + name
+
+    def _nb_state(self) -> tuple[schema.State, schema.Events, schema.Results]:
+        """numpy views of the state, event and result tensors, as the kernel's namedtuples (cached
+        while the tensors stay the same objects; a tensor replaced by assignment, e.g. a checkpoint
+        restore, is picked up)."""
+        names = (
+            *schema.State._fields,
+            *schema.Events._fields,
+            *map(self._result_attr, schema.Results._fields),
+        )
         tensors = [getattr(self, name) for name in names]
         cached = getattr(self, "_nb_cache", None)
         if cached is None or any(a is not b for a, b in zip(cached[0], tensors, strict=True)):
             views = [t.numpy() for t in tensors]
-            k, e = len(self._STATE_NAMES), len(_EVENT_NAMES)
-            cached = (tensors, (tuple(views[:k]), tuple(views[k : k + e]), tuple(views[k + e :])))
+            k, e = len(schema.State._fields), len(schema.Events._fields)
+            bundles = (
+                schema.State(*views[:k]),
+                schema.Events(*views[k : k + e]),
+                schema.Results(*views[k + e :]),
+            )
+            cached = (tensors, bundles)
             self._nb_cache = cached
         return cached[1]
 
@@ -1413,9 +1331,9 @@ class BatchedQuatroEngine:
             if self._nb_rec_size != B:
                 self._nb_alloc_records(B)
             rec = self._nb_rec
-            for flag in (rec[2], rec[4], rec[9]):
+            for flag in (rec.sign_flag, rec.deal_flag, rec.random_flag):
                 flag[:] = False
-            rec[7][0] = 0
+            rec.q5_count[0] = 0
         self._nb_prm[nb.I_RECORD] = int(record)
         S, V, R = self._nb_state()
         nb.tick_all(
@@ -1433,7 +1351,7 @@ class BatchedQuatroEngine:
         )
         if record:
             self.draws = self._nb_draws()
-        done = R[6]
+        done = R.done
         obs, masks = self.observations.numpy(), self.masks.numpy()
         info: dict[str, Any] = {}
         any_done = bool(done.any())
@@ -1445,7 +1363,7 @@ class BatchedQuatroEngine:
             fobs, fmasks = self.final_observations.numpy(), self.final_masks.numpy()
             self._nb_encode_masks(done, False, fobs, fmasks, S, V)
         if any_done:
-            S[1][:] += done  # episode
+            S.episode[:] += done
             nb.reset_rows(done, self._nb_prm, self._nb_sched, self._nb_is_bot, S, V)
         self._nb_encode_masks(done, True, obs, masks, S, V)
         if final:
@@ -1459,14 +1377,14 @@ class BatchedQuatroEngine:
             self.observations,
             self._published_masks(),
             self.rewards,
-            self._nb_term.clone(),
-            self._nb_trunc.clone(),
+            self._nb_terminated.clone(),
+            self._nb_truncated.clone(),
             info,
         )
 
     def _nb_draws(self) -> dict[str, Any]:
         """This tick's draws in the torch path's format (``record_draws``)."""
-        order, sign, sign_f, deal, deal_f, q5_rows, q5, q5_n, rnd, rnd_f = self._nb_rec
+        order, sign, sign_f, deal, deal_f, q5_rows, q5, q5_n, rnd, rnd_f = self._nb_rec  # schema.Draws
         draws: dict[str, Any] = {"order": [(self._ar_b.clone(), torch.from_numpy(order.copy()))]}
         for kind, flag, vals in (("sign", sign_f, sign), ("deal", deal_f, deal), ("random", rnd_f, rnd)):
             idx = np.flatnonzero(flag)
@@ -1485,21 +1403,7 @@ class BatchedQuatroEngine:
         return self.observations.view(self.num_envs, -1)
 
 
-_EVENT_NAMES = (
-    "ev_act",
-    "ev_pos",
-    "ev_slot",
-    "ev_taken",
-    "ev_placed",
-    "ev_rejected",
-    "ev_took",
-    "ev_released",
-    "ev_vote",
-    "ev_proposed",
-    "ev_replaced",
-    "ev_vote_failed",
-    "ev_reshuffled",
-)
+_EVENT_NAMES = tuple(f.name for f in schema.EVENTS)
 
 
 def numba_available() -> bool:

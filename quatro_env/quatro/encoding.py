@@ -104,7 +104,8 @@ def make_blocks(num_players: int) -> tuple[Block, Block, Block, Block]:
 _ACTION_EVENTS = frozenset(
     {"exchange", "floor_taken", "vote_answer", "vote_proposed", "ready", "start_requested", "call"}
 )
-_CALL_KINDS = {"quatro": 0, "contra": 1, "blank": 2}
+#: the ``last_call`` one-hot of the table block: the ending call of the round, by kind
+CALL_KINDS = {"quatro": 0, "contra": 1, "blank": 2}
 
 
 class ObservationEncoder:
@@ -216,7 +217,7 @@ class ObservationEncoder:
             val.append(engine.next_proposal_tick - now)
         call = engine.last_call
         if call is not None:
-            ones.append(G["last_call"] + _CALL_KINDS[call.kind])
+            ones.append(G["last_call"] + CALL_KINDS[call.kind])
             if call.caller is not None:
                 ones.append(S["caller"][call.caller])
             if call.target_team is not None:

@@ -1,0 +1,152 @@
+"""The batched engine's memory, declared once: every per-table field with its dtype, shape, fill and meaning.
+
+Each :class:`Field` is one tensor ``[num_envs, *shape]``. The declaration generates what used to be
+written out by hand in three places: the engine's tensors (:func:`allocate`), the numba kernel's
+arguments (the namedtuples :data:`State`, :data:`Events`, :data:`Results`: the kernel reads
+``S.hands[b, s, j]`` by name, never by a positional index), the bytes of game state per table
+(:func:`bytes_per_table`) and the checkpoint's names (:data:`STATE_FIELDS`).
+
+Groups:
+
+* ``STATE``: the game (Q1–Q30); with the last observations and masks it is what a checkpoint holds.
+* ``EVENTS``: what happened this tick (the observation shows it for one tick).
+* ``RESULTS``: this tick's outcome per table (the kernel's output besides observations and masks).
+
+Shapes name the dimensions of :class:`Dims` (``"n"`` seats, ``"T"`` teams, ...).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    dtype: torch.dtype
+    shape: tuple[str | int, ...]  # after the leading table dimension
+    fill: int | float | bool  # the value at allocation (a reset sets every field that matters)
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Dims:
+    """The sizes a shape may name."""
+
+    n: int  # seats
+    T: int  # teams
+
+    def resolve(self, shape: tuple[str | int, ...]) -> tuple[int, ...]:
+        return tuple(getattr(self, s) if isinstance(s, str) else s for s in shape)
+
+
+i8, i16, i32, i64 = torch.int8, torch.int16, torch.int32, torch.int64
+b8, f32 = torch.bool, torch.float32
+
+STATE = (
+    Field("seeds", i64, (), 0, "the table's seed (Q30: every draw hashes it)"),
+    Field("episode", i64, (), 0, "episodes finished on this table (part of the draw key)"),
+    Field("key", i64, (), 0, "hash of seed and episode: the key of this episode's draws"),
+    Field("tick", i32, (), 0, "the tick about to be played"),
+    Field("phase", i8, (), 0, "Phase: sign, play, pause, over"),
+    Field("phase_end", i32, (), 0, "last tick of the phase (sign, play, pause)"),
+    Field("round_index", i16, (), 0, "rounds begun (1 = the first)"),
+    Field("rounds_completed", i16, (), 0, "rounds ended (Q10)"),
+    Field("scores", i8, ("T",), 0, "team points (Q24)"),
+    Field("connected", b8, ("n",), False, "seat is connected (Q23)"),
+    Field("ready", b8, ("n",), False, "seat confirmed ready in the sign phase (Q8)"),
+    Field("hands", i8, ("n", 4), -1, "card ids (value = id >> 2); -1 outside play (Q4, Q8)"),
+    Field("center", i8, (4,), -1, "the center's card ids (Q4)"),
+    Field("team_sign", i8, ("T",), -1, "the team's secret sign, -1 until fixed (Q7)"),
+    Field("floor", b8, ("n",), False, "seat holds the floor (Q15)"),
+    Field("emoji", i8, ("n",), -1, "the floor holder's current emoji, -1 none (Q15)"),
+    Field("pulse_anchor", i32, ("n",), -1, "tick the emoji pulse counts from, -1 none (Q15)"),
+    Field("pulse_emoji", i8, ("n",), -1, "the last pulsed emoji, -1 none (Q15)"),
+    Field("pulse_tick", i32, ("n",), -1, "tick of the last pulse"),
+    Field("next_exchange", i32, ("n",), 0, "first tick of the next exchange (Q13)"),
+    Field("next_floor", i32, ("n",), 0, "first tick of the next floor gesture (Q17)"),
+    Field("rem_open", i32, ("n",), -1, "tick the own-quartet reminder opened, -1 none (Q18)"),
+    Field("rem_last", i32, ("n",), -1, "last tick of the reminder window (Q18)"),
+    Field("vote_open", b8, (), False, "a reshuffle vote is open (Q20)"),
+    Field("vote_proposer", i8, (), 0, "the seat that proposed it"),
+    Field("vote_deadline", i32, (), 0, "last tick of the vote (silence is a no)"),
+    Field("voters", b8, ("n",), False, "seats that must answer (Q20, Q22)"),
+    Field("yes", b8, ("n",), False, "voters who said yes"),
+    Field("reshuffled", b8, (), False, "the round's reshuffle is used (Q21)"),
+    Field("absent", b8, ("n",), False, "voters who disconnected during the vote: cannot answer (Q20)"),
+    Field("next_proposal", i32, (), 0, "first tick of the next proposal (Q21)"),
+    Field("start_requested", b8, (), False, "the host asked to start the next round (Q11)"),
+    Field("call_kind", i8, (), -1, "the round's ending call: -1 none, 0 quatro, 1 contra, 2 blank"),
+    Field("call_caller", i8, (), -1, "the caller's seat, -1 none"),
+    Field("call_target", i8, (), -1, "the accused team of a contra, -1 none (Q19)"),
+    Field("call_scoring", b8, ("T",), False, "teams that scored at the round's end (Q25)"),
+)
+
+EVENTS = (
+    Field("ev_act", b8, ("n",), False, "the seat's action produced an ordered event"),
+    Field("ev_pos", i8, ("n",), 0, "1-based resolution position of each seat this tick (Q9)"),
+    Field("ev_slot", i8, ("n",), -1, "exchange center slot, -1 none"),
+    Field("ev_taken", i8, ("n",), -1, "value taken by the exchange, -1 none"),
+    Field("ev_placed", i8, ("n",), -1, "value placed by the exchange, -1 none"),
+    Field("ev_rejected", i8, ("n",), -1, "rejected exchange slot, -1 none (Q14, private)"),
+    Field("ev_took", b8, ("n",), False, "took the floor"),
+    Field("ev_released", b8, ("n",), False, "released the floor (any reason)"),
+    Field("ev_vote", i8, ("n",), 0, "0 none, 1 yes, 2 no"),
+    Field("ev_proposed", b8, ("n",), False, "proposed a reshuffle"),
+    Field("ev_replaced", b8, ("n",), False, "the hand was re-split (Q5)"),
+    Field("ev_vote_failed", b8, (), False, "the vote failed this tick"),
+    Field("ev_reshuffled", b8, (), False, "the hands were reshuffled this tick (Q20)"),
+)
+
+RESULTS = (
+    Field("rewards", f32, ("n",), 0.0, "this tick's reward per seat"),
+    Field("points", i8, ("T",), 0, "points each team scored this tick"),
+    Field("round_ended", b8, (), False, "a round ended this tick"),
+    Field("match_ended", b8, (), False, "the match ended this tick"),
+    Field("terminated", b8, (), False, "the episode terminated this tick"),
+    Field("truncated", b8, (), False, "the episode was truncated (max_rounds)"),
+    Field("done", b8, (), False, "terminated or truncated: the table is reset in the same step"),
+    Field("final_scores", i8, ("T",), 0, "scores at the end of this tick, before any reset"),
+    Field("final_rounds", i16, (), 0, "rounds completed at the end of this tick"),
+)
+
+#: the kernel's arguments: one array per field, by name
+State = namedtuple("State", [f.name for f in STATE])
+Events = namedtuple("Events", [f.name for f in EVENTS])
+Results = namedtuple("Results", [f.name for f in RESULTS])
+#: this tick's random draws, kept when ``record_draws`` (the differential test feeds them to the
+#: reference engine): per table the resolution order, drawn signs and deal (each with a flag saying it
+#: was drawn), random (dis)connection draws; Q5 re-splits in one shared buffer (``q5_rows`` names
+#: each one's table, ``q5_count[0]`` counts them, more than the buffer holds is an error)
+Draws = namedtuple(
+    "Draws",
+    ["order", "sign", "sign_flag", "deal", "deal_flag", "q5_rows", "q5", "q5_count", "random", "random_flag"],
+)
+#: the tables' game state (``state_bytes_per_table`` counts these)
+TABLE_STATE = tuple(f.name for f in STATE)
+#: what a checkpoint holds (``state_dict``): the game state and the last outputs
+STATE_FIELDS = (*TABLE_STATE, "observations", "masks")
+
+
+def allocate(
+    fields: tuple[Field, ...], num_envs: int, dims: Dims, device: torch.device
+) -> dict[str, torch.Tensor]:
+    """One contiguous tensor per field, filled with the field's fill value."""
+    return {
+        f.name: torch.full((num_envs, *dims.resolve(f.shape)), f.fill, dtype=f.dtype, device=device)
+        for f in fields
+    }
+
+
+def bytes_per_table(fields: tuple[Field, ...], dims: Dims) -> int:
+    """Bytes one table's row of ``fields`` takes."""
+    total = 0
+    for f in fields:
+        count = 1
+        for size in dims.resolve(f.shape):
+            count *= size
+        total += torch.empty((), dtype=f.dtype).element_size() * count
+    return total
