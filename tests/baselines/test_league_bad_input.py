@@ -153,5 +153,5 @@ def test_the_command_line_answers_bad_input_in_one_line(argv, message, capsys):
 
 
 def test_the_shipped_league_configs_validate():
-    for name in ("league_smoke", "league_4p"):
+    for name in ("league_smoke", "league_4p", "league_6p"):
         assert isinstance(load_league_config(name), LeagueConfig)
