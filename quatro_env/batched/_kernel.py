@@ -186,58 +186,65 @@ def _has_triple(hands, b, s):
 
 # ============================================================================ state helpers
 # Helpers get the state (S), event (V) and result (R) tuples whole and take what they use.
-# S, V, R and REC are the namedtuples of schema.py (State, Events, Results, Draws): fields by name.
+# S, V, R and REC are the namedtuples of schema.py (State, Events, Results, Draws): fields by name,
+# read into locals once at the top of each function (an access in a hot loop costs reference counts).
 
 
 @njit(cache=True)
 def _deal(b, prm, S, V, REC):
     """Q4 deal and Q5 re-splits (seat by seat) on table b, from its draws for this tick."""
+    key, tick, hands, center = S.key, S.tick, S.hands, S.center
+    ev_replaced = V.ev_replaced
+    rec_deal, rec_deal_flag, rec_q5_count, rec_q5_rows = REC.deal, REC.deal_flag, REC.q5_count, REC.q5_rows
+    rec_q5 = REC.q5
     n = prm[I_N]
     deck = prm[I_DECK]
     u = np.empty(deck, np.int64)
     perm = np.empty(deck, np.int64)
-    _perm(S.key[b], S.tick[b], P_DEAL, deck, u, perm)
+    _perm(key[b], tick[b], P_DEAL, deck, u, perm)
     record = prm[I_RECORD] != 0
     if record:
         for i in range(deck):
-            REC.deal[b, i] = perm[i]
-        REC.deal_flag[b] = True
+            rec_deal[b, i] = perm[i]
+        rec_deal_flag[b] = True
     for s in range(n):
         for j in range(4):
-            S.hands[b, s, j] = perm[4 * s + j]
+            hands[b, s, j] = perm[4 * s + j]
     for j in range(4):
-        S.center[b, j] = perm[4 * n + j]
+        center[b, j] = perm[4 * n + j]
     p8 = np.empty(8, np.int64)
     u8 = np.empty(8, np.int64)
     pool = np.empty(8, np.int64)
     for s in range(n):  # seat order; a re-split never touches another hand (Q5)
-        if not _has_triple(S.hands, b, s):
+        if not _has_triple(hands, b, s):
             continue
-        V.ev_replaced[b, s] = True
+        ev_replaced[b, s] = True
         it = 0
-        while _has_triple(S.hands, b, s):
-            _perm(S.key[b], S.tick[b], P_Q5 + it * 8 + s, 8, u8, p8)
+        while _has_triple(hands, b, s):
+            _perm(key[b], tick[b], P_Q5 + it * 8 + s, 8, u8, p8)
             if record:
-                row = REC.q5_count[0]
-                if row < REC.q5_rows.shape[0]:
-                    REC.q5_rows[row] = b
+                row = rec_q5_count[0]
+                if row < rec_q5_rows.shape[0]:
+                    rec_q5_rows[row] = b
                     for j in range(8):
-                        REC.q5[row, j] = p8[j]
-                REC.q5_count[0] = row + 1
+                        rec_q5[row, j] = p8[j]
+                rec_q5_count[0] = row + 1
             for j in range(4):
-                pool[j] = S.hands[b, s, j]
-                pool[4 + j] = S.center[b, j]
+                pool[j] = hands[b, s, j]
+                pool[4 + j] = center[b, j]
             for j in range(4):
-                S.hands[b, s, j] = pool[p8[j]]
-                S.center[b, j] = pool[p8[4 + j]]
+                hands[b, s, j] = pool[p8[j]]
+                center[b, j] = pool[p8[4 + j]]
             it += 1
 
 
 @njit(cache=True)
 def _reshuffle(b, prm, changed, S, V, REC):
     """Q20: everything re-dealt; signs, clock, floors, cooldowns stay; every slot changed (Q14)."""
-    S.reshuffled[b] = True
-    V.ev_reshuffled[b] = True
+    reshuffled = S.reshuffled
+    ev_reshuffled = V.ev_reshuffled
+    reshuffled[b] = True
+    ev_reshuffled[b] = True
     for j in range(4):
         changed[j] = True
     _deal(b, prm, S, V, REC)
@@ -246,140 +253,164 @@ def _reshuffle(b, prm, changed, S, V, REC):
 @njit(cache=True)
 def _end_round(b, scoring, kind, caller, target, t, prm, S, V, R):
     """Q10 the round ends at once; Q24 points never taken away; Q25 shared wins."""
+    scores, vote_open, floor, emoji, pulse_anchor = S.scores, S.vote_open, S.floor, S.emoji, S.pulse_anchor
+    next_exchange, next_floor, rem_open, rem_last = S.next_exchange, S.next_floor, S.rem_open, S.rem_last
+    call_kind, call_caller, call_target = S.call_kind, S.call_caller, S.call_target
+    call_scoring, rounds_completed, phase = S.call_scoring, S.rounds_completed, S.phase
+    phase_end, start_requested = S.phase_end, S.start_requested
+    ev_released = V.ev_released
+    points, round_ended, match_ended = R.points, R.round_ended, R.match_ended
     n, T = prm[I_N], prm[I_T]
     best = -1
     for tm in range(T):
         if scoring[tm]:
-            S.scores[b, tm] += 1
-            R.points[b, tm] += 1
-        best = max(best, S.scores[b, tm])
-    S.vote_open[b] = False  # cancelled, no result
+            scores[b, tm] += 1
+            points[b, tm] += 1
+        best = max(best, scores[b, tm])
+    vote_open[b] = False  # cancelled, no result
     for s in range(n):
-        if S.floor[b, s]:  # every floor released (round over)
-            V.ev_released[b, s] = True
-            S.floor[b, s] = False
-            S.emoji[b, s] = -1
-            S.pulse_anchor[b, s] = -1
-        S.next_exchange[b, s] = 0  # Q11: cooldowns and reminders cleared
-        S.next_floor[b, s] = 0
-        S.rem_open[b, s] = -1
-        S.rem_last[b, s] = -1
-    S.call_kind[b] = kind
-    S.call_caller[b] = caller
-    S.call_target[b] = target
+        if floor[b, s]:  # every floor released (round over)
+            ev_released[b, s] = True
+            floor[b, s] = False
+            emoji[b, s] = -1
+            pulse_anchor[b, s] = -1
+        next_exchange[b, s] = 0  # Q11: cooldowns and reminders cleared
+        next_floor[b, s] = 0
+        rem_open[b, s] = -1
+        rem_last[b, s] = -1
+    call_kind[b] = kind
+    call_caller[b] = caller
+    call_target[b] = target
     for tm in range(T):
-        S.call_scoring[b, tm] = scoring[tm]
-    S.rounds_completed[b] += 1
-    R.round_ended[b] = True
+        call_scoring[b, tm] = scoring[tm]
+    rounds_completed[b] += 1
+    round_ended[b] = True
     if best >= prm[I_POINTS_TO_WIN]:
-        R.match_ended[b] = True
-        S.phase[b] = OVER
+        match_ended[b] = True
+        phase[b] = OVER
     else:
-        S.phase[b] = PAUSE
-        S.phase_end[b] = t + prm[I_PAUSE]
-        S.start_requested[b] = False
+        phase[b] = PAUSE
+        phase_end[b] = t + prm[I_PAUSE]
+        start_requested[b] = False
 
 
 @njit(cache=True)
 def _begin_sign_phase(b, start, prm, is_bot, S):
     """Q7, Q8, Q11: a new round: round state cleared, signs afresh, hands empty."""
+    floor, emoji, pulse_anchor, pulse_emoji = S.floor, S.emoji, S.pulse_anchor, S.pulse_emoji
+    pulse_tick, rem_open, rem_last, next_exchange = S.pulse_tick, S.rem_open, S.rem_last, S.next_exchange
+    next_floor, voters, yes, absent, ready = S.next_floor, S.voters, S.yes, S.absent, S.ready
+    connected, hands, vote_open, reshuffled = S.connected, S.hands, S.vote_open, S.reshuffled
+    next_proposal, start_requested, round_index = S.next_proposal, S.start_requested, S.round_index
+    phase, phase_end, team_sign, call_scoring = S.phase, S.phase_end, S.team_sign, S.call_scoring
+    center, call_kind, call_caller, call_target = S.center, S.call_kind, S.call_caller, S.call_target
     n, T = prm[I_N], prm[I_T]
     for s in range(n):
-        S.floor[b, s] = False
-        S.emoji[b, s] = -1
-        S.pulse_anchor[b, s] = -1
-        S.pulse_emoji[b, s] = -1
-        S.pulse_tick[b, s] = -1
-        S.rem_open[b, s] = -1
-        S.rem_last[b, s] = -1
-        S.next_exchange[b, s] = 0
-        S.next_floor[b, s] = 0
-        S.voters[b, s] = False
-        S.yes[b, s] = False
-        S.absent[b, s] = False
-        S.ready[b, s] = is_bot[s] and S.connected[b, s]  # bots are ready at once (Q22)
+        floor[b, s] = False
+        emoji[b, s] = -1
+        pulse_anchor[b, s] = -1
+        pulse_emoji[b, s] = -1
+        pulse_tick[b, s] = -1
+        rem_open[b, s] = -1
+        rem_last[b, s] = -1
+        next_exchange[b, s] = 0
+        next_floor[b, s] = 0
+        voters[b, s] = False
+        yes[b, s] = False
+        absent[b, s] = False
+        ready[b, s] = is_bot[s] and connected[b, s]  # bots are ready at once (Q22)
         for j in range(4):
-            S.hands[b, s, j] = -1
-    S.vote_open[b] = False
-    S.reshuffled[b] = False
-    S.next_proposal[b] = 0
-    S.start_requested[b] = False
-    S.round_index[b] += 1
-    S.phase[b] = SIGN
-    S.phase_end[b] = start + (prm[I_SIGN_PHASE] - 1)
+            hands[b, s, j] = -1
+    vote_open[b] = False
+    reshuffled[b] = False
+    next_proposal[b] = 0
+    start_requested[b] = False
+    round_index[b] += 1
+    phase[b] = SIGN
+    phase_end[b] = start + (prm[I_SIGN_PHASE] - 1)
     for tm in range(T):
-        S.team_sign[b, tm] = -1
-        S.call_scoring[b, tm] = False
+        team_sign[b, tm] = -1
+        call_scoring[b, tm] = False
     for j in range(4):
-        S.center[b, j] = -1
-    S.call_kind[b] = NONE_CALL
-    S.call_caller[b] = -1
-    S.call_target[b] = -1
+        center[b, j] = -1
+    call_kind[b] = NONE_CALL
+    call_caller[b] = -1
+    call_target[b] = -1
 
 
 @njit(cache=True)
 def _set_connected(b, s, on, is_bot, S, V):
     """Q23: a disconnection releases the floor at once (public); a reconnecting bot is ready."""
+    connected, phase, ready, floor, emoji = S.connected, S.phase, S.ready, S.floor, S.emoji
+    pulse_anchor, voters, vote_open, absent = S.pulse_anchor, S.voters, S.vote_open, S.absent
+    ev_released = V.ev_released
     if on:
-        S.connected[b, s] = True
-        if is_bot[s] and S.phase[b] == SIGN:
-            S.ready[b, s] = True
+        connected[b, s] = True
+        if is_bot[s] and phase[b] == SIGN:
+            ready[b, s] = True
     else:
-        S.connected[b, s] = False
-        if S.floor[b, s] and S.phase[b] == PLAY:
-            V.ev_released[b, s] = True
-            S.floor[b, s] = False
-            S.emoji[b, s] = -1
-            S.pulse_anchor[b, s] = -1
-        if S.voters[b, s] and S.vote_open[b]:
-            S.absent[b, s] = True  # Q20: the vote can only fail now
+        connected[b, s] = False
+        if floor[b, s] and phase[b] == PLAY:
+            ev_released[b, s] = True
+            floor[b, s] = False
+            emoji[b, s] = -1
+            pulse_anchor[b, s] = -1
+        if voters[b, s] and vote_open[b]:
+            absent[b, s] = True  # Q20: the vote can only fail now
 
 
 @njit(cache=True)
 def _apply_schedule(b, when_tick, sched, is_bot, S, V):
     """The configured (tick, seat, connected) entries of ``when_tick``, in order."""
+    connected = S.connected
     for i in range(sched.shape[0]):
         if sched[i, 0] != when_tick:
             continue
         s = sched[i, 1]
         on = sched[i, 2] != 0
-        if S.connected[b, s] != on:
+        if connected[b, s] != on:
             _set_connected(b, s, on, is_bot, S, V)
 
 
 @njit(cache=True, inline="always")
 def _clear_events(b, n, V):
+    ev_act, ev_took, ev_released, ev_proposed = V.ev_act, V.ev_took, V.ev_released, V.ev_proposed
+    ev_replaced, ev_vote, ev_slot, ev_taken = V.ev_replaced, V.ev_vote, V.ev_slot, V.ev_taken
+    ev_placed, ev_rejected, ev_vote_failed = V.ev_placed, V.ev_rejected, V.ev_vote_failed
+    ev_reshuffled = V.ev_reshuffled
     for s in range(n):
-        V.ev_act[b, s] = False
-        V.ev_took[b, s] = False
-        V.ev_released[b, s] = False
-        V.ev_proposed[b, s] = False
-        V.ev_replaced[b, s] = False
-        V.ev_vote[b, s] = 0
-        V.ev_slot[b, s] = -1
-        V.ev_taken[b, s] = -1
-        V.ev_placed[b, s] = -1
-        V.ev_rejected[b, s] = -1
-    V.ev_vote_failed[b] = False
-    V.ev_reshuffled[b] = False
+        ev_act[b, s] = False
+        ev_took[b, s] = False
+        ev_released[b, s] = False
+        ev_proposed[b, s] = False
+        ev_replaced[b, s] = False
+        ev_vote[b, s] = 0
+        ev_slot[b, s] = -1
+        ev_taken[b, s] = -1
+        ev_placed[b, s] = -1
+        ev_rejected[b, s] = -1
+    ev_vote_failed[b] = False
+    ev_reshuffled[b] = False
 
 
 # ============================================================================ reset
 @njit(cache=True)
 def reset_rows(rows, prm, sched, is_bot, S, V):
     """A fresh match on the tables where ``rows`` (QuatroEngine.reset)."""
+    key, seeds, episode, tick, scores = S.key, S.seeds, S.episode, S.tick, S.scores
+    round_index, rounds_completed, connected = S.round_index, S.rounds_completed, S.connected
     n, T = prm[I_N], prm[I_T]
     for b in range(rows.shape[0]):
         if not rows[b]:
             continue
-        S.key[b] = table_key(S.seeds[b], S.episode[b])
-        S.tick[b] = 0
+        key[b] = table_key(seeds[b], episode[b])
+        tick[b] = 0
         for tm in range(T):
-            S.scores[b, tm] = 0
-        S.round_index[b] = 0
-        S.rounds_completed[b] = 0
+            scores[b, tm] = 0
+        round_index[b] = 0
+        rounds_completed[b] = 0
         for s in range(n):
-            S.connected[b, s] = True
+            connected[b, s] = True
         _clear_events(b, n, V)
         _begin_sign_phase(b, 0, prm, is_bot, S)
         _apply_schedule(b, 0, sched, is_bot, S, V)
@@ -405,6 +436,22 @@ def check_actions(actions, masks, num_actions, illegal, out):
 @njit(cache=True)
 def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
     """One tick on every table: resolution (Q9), clock, connections, rewards, terminations."""
+    tick, key, phase, center, hands = S.tick, S.key, S.phase, S.center, S.hands
+    next_exchange, floor, emoji, pulse_anchor = S.next_exchange, S.floor, S.emoji, S.pulse_anchor
+    next_floor, team_sign, ready, start_requested = S.next_floor, S.team_sign, S.ready, S.start_requested
+    vote_open, reshuffled, connected = S.vote_open, S.reshuffled, S.connected
+    next_proposal, vote_proposer, voters, yes = S.next_proposal, S.vote_proposer, S.voters, S.yes
+    absent, vote_deadline, rem_open, rem_last = S.absent, S.vote_deadline, S.rem_open, S.rem_last
+    pulse_emoji, pulse_tick, phase_end = S.pulse_emoji, S.pulse_tick, S.phase_end
+    rounds_completed, scores = S.rounds_completed, S.scores
+    ev_pos, ev_rejected, ev_slot, ev_taken = V.ev_pos, V.ev_rejected, V.ev_slot, V.ev_taken
+    ev_placed, ev_act, ev_took, ev_released = V.ev_placed, V.ev_act, V.ev_took, V.ev_released
+    ev_proposed, ev_vote, ev_vote_failed = V.ev_proposed, V.ev_vote, V.ev_vote_failed
+    points, round_ended, match_ended, rewards = R.points, R.round_ended, R.match_ended, R.rewards
+    terminated, truncated, done, final_scores = R.terminated, R.truncated, R.done, R.final_scores
+    final_rounds = R.final_rounds
+    rec_order, rec_sign, rec_sign_flag, rec_random = REC.order, REC.sign, REC.sign_flag, REC.random
+    rec_random_flag = REC.random_flag
     B = actions.shape[0]
     n, T = prm[I_N], prm[I_T]
     p_off, p_on = fprm[0], fprm[1]
@@ -421,21 +468,21 @@ def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
     per_seat = np.zeros(n, np.float32)
     for b in range(B):
         _clear_events(b, n, V)
-        t = np.int64(S.tick[b])
-        _perm(S.key[b], t, P_ORDER, n, u, order)
+        t = np.int64(tick[b])
+        _perm(key[b], t, P_ORDER, n, u, order)
         for k in range(n):
-            V.ev_pos[b, order[k]] = k + 1
+            ev_pos[b, order[k]] = k + 1
             if record:
-                REC.order[b, k] = order[k]
+                rec_order[b, k] = order[k]
         for tm in range(T):
-            R.points[b, tm] = 0
-        R.round_ended[b] = False
-        R.match_ended[b] = False
+            points[b, tm] = 0
+        round_ended[b] = False
+        match_ended[b] = False
         for j in range(4):
             changed[j] = False
-        phase0 = S.phase[b]
+        phase0 = phase[b]
         for k in range(n):
-            if S.phase[b] != phase0:
+            if phase[b] != phase0:
                 break  # the round ended earlier in this tick (Q10)
             s = order[k]
             a = actions[b, s]
@@ -446,159 +493,159 @@ def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
             if kind == K_EXCHANGE:  # Q12–Q14
                 h, c = arg >> 2, arg & 3
                 if changed[c]:
-                    V.ev_rejected[b, s] = c
+                    ev_rejected[b, s] = c
                 else:
-                    taken = S.center[b, c]
-                    placed = S.hands[b, s, h]
-                    S.center[b, c] = placed
-                    S.hands[b, s, h] = taken
+                    taken = center[b, c]
+                    placed = hands[b, s, h]
+                    center[b, c] = placed
+                    hands[b, s, h] = taken
                     changed[c] = True
-                    S.next_exchange[b, s] = t + d_xcd
-                    V.ev_slot[b, s] = c
-                    V.ev_taken[b, s] = taken >> 2
-                    V.ev_placed[b, s] = placed >> 2
-                    V.ev_act[b, s] = True
+                    next_exchange[b, s] = t + d_xcd
+                    ev_slot[b, s] = c
+                    ev_taken[b, s] = taken >> 2
+                    ev_placed[b, s] = placed >> 2
+                    ev_act[b, s] = True
             elif kind in (K_TAKE, K_RELEASE):  # Q15, Q17
-                S.floor[b, s] = kind == K_TAKE
-                S.emoji[b, s] = -1
-                S.pulse_anchor[b, s] = -1
-                S.next_floor[b, s] = t + d_fcd
+                floor[b, s] = kind == K_TAKE
+                emoji[b, s] = -1
+                pulse_anchor[b, s] = -1
+                next_floor[b, s] = t + d_fcd
                 if kind == K_TAKE:
-                    V.ev_took[b, s] = True
+                    ev_took[b, s] = True
                 else:
-                    V.ev_released[b, s] = True
-                V.ev_act[b, s] = True
+                    ev_released[b, s] = True
+                ev_act[b, s] = True
             elif kind == K_EMOJI:
-                S.emoji[b, s] = arg
-                if S.pulse_anchor[b, s] < 0:
-                    S.pulse_anchor[b, s] = t
+                emoji[b, s] = arg
+                if pulse_anchor[b, s] < 0:
+                    pulse_anchor[b, s] = t
             elif kind == K_SIGN:  # Q7: the first teammate fixes it
-                if S.team_sign[b, s % T] < 0:
-                    S.team_sign[b, s % T] = arg
+                if team_sign[b, s % T] < 0:
+                    team_sign[b, s % T] = arg
             elif kind == K_READY:  # Q8
-                S.ready[b, s] = True
-                V.ev_act[b, s] = True
+                ready[b, s] = True
+                ev_act[b, s] = True
             elif kind == K_START:  # Q11
-                S.start_requested[b] = True
-                V.ev_act[b, s] = True
+                start_requested[b] = True
+                ev_act[b, s] = True
             elif kind == K_PROPOSE:  # Q20, Q21
-                if S.vote_open[b] or S.reshuffled[b]:
+                if vote_open[b] or reshuffled[b]:
                     continue  # overtaken earlier in this tick: moot
                 has_voters = False
                 for x in range(n):
-                    if S.connected[b, x] and not is_bot[x] and x != s:
+                    if connected[b, x] and not is_bot[x] and x != s:
                         has_voters = True
-                S.next_proposal[b] = t + d_vint
-                V.ev_proposed[b, s] = True
-                V.ev_act[b, s] = True
+                next_proposal[b] = t + d_vint
+                ev_proposed[b, s] = True
+                ev_act[b, s] = True
                 if has_voters:
-                    S.vote_open[b] = True
-                    S.vote_proposer[b] = s
+                    vote_open[b] = True
+                    vote_proposer[b] = s
                     for x in range(n):
-                        S.voters[b, x] = S.connected[b, x] and not is_bot[x] and x != s
-                        S.yes[b, x] = False
-                        S.absent[b, x] = False
-                    S.vote_deadline[b] = t + d_vwin
+                        voters[b, x] = connected[b, x] and not is_bot[x] and x != s
+                        yes[b, x] = False
+                        absent[b, x] = False
+                    vote_deadline[b] = t + d_vwin
                 else:
                     _reshuffle(b, prm, changed, S, V, REC)
             elif kind in (K_YES, K_NO):  # Q20: a "no" ends the vote at once
-                if not S.vote_open[b]:
+                if not vote_open[b]:
                     continue
-                V.ev_act[b, s] = True
+                ev_act[b, s] = True
                 if kind == K_NO:
-                    V.ev_vote[b, s] = 2
-                    S.vote_open[b] = False
-                    V.ev_vote_failed[b] = True
+                    ev_vote[b, s] = 2
+                    vote_open[b] = False
+                    ev_vote_failed[b] = True
                 else:
-                    V.ev_vote[b, s] = 1
-                    S.yes[b, s] = True
+                    ev_vote[b, s] = 1
+                    yes[b, s] = True
                     complete = True
                     for x in range(n):
-                        if S.yes[b, x] != S.voters[b, x]:
+                        if yes[b, x] != voters[b, x]:
                             complete = False
                     if complete:
-                        S.vote_open[b] = False
+                        vote_open[b] = False
                         _reshuffle(b, prm, changed, S, V, REC)
             elif kind in (K_QUATRO, K_CONTRA):  # Q18, Q19
-                own = kind == K_QUATRO and guard and _is_quartet(S.hands, b, s)
-                if own and not (S.rem_open[b, s] < t and t <= S.rem_last[b, s]):
-                    S.rem_open[b, s] = t  # held back: the reminder (Q18)
-                    S.rem_last[b, s] = t + prm[I_REMINDER]
+                own = kind == K_QUATRO and guard and _is_quartet(hands, b, s)
+                if own and not (rem_open[b, s] < t and t <= rem_last[b, s]):
+                    rem_open[b, s] = t  # held back: the reminder (Q18)
+                    rem_last[b, s] = t + prm[I_REMINDER]
                     continue
                 my_team = s % T
                 if kind == K_QUATRO:
-                    right = _is_quartet(S.hands, b, (s + T) % n)
+                    right = _is_quartet(hands, b, (s + T) % n)
                     for tm in range(T):
                         scoring[tm] = (tm == my_team) == right
                     target = -1
                     call = QUATRO_CALL
                 else:
                     target = (my_team + arg) % T
-                    right = _is_quartet(S.hands, b, target) or _is_quartet(S.hands, b, target + T)
+                    right = _is_quartet(hands, b, target) or _is_quartet(hands, b, target + T)
                     for tm in range(T):
                         scoring[tm] = tm == my_team if right else tm == target
                     call = CONTRA_CALL
-                V.ev_act[b, s] = True
+                ev_act[b, s] = True
                 _end_round(b, scoring, call, s, target, t, prm, S, V, R)
 
         # ---- the clock
-        ph = S.phase[b]
+        ph = phase[b]
         if ph == PLAY:
             pulse = prm[I_PULSE]
             for s in range(n):  # pulses (Q15)
-                anchor = S.pulse_anchor[b, s]
-                if S.floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
-                    S.pulse_emoji[b, s] = S.emoji[b, s]
-                    S.pulse_tick[b, s] = t
-            if S.vote_open[b] and t >= S.vote_deadline[b]:  # silence is a no (Q20)
-                S.vote_open[b] = False
-                V.ev_vote_failed[b] = True
-            if t >= S.phase_end[b]:  # Q10: a blank round
+                anchor = pulse_anchor[b, s]
+                if floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
+                    pulse_emoji[b, s] = emoji[b, s]
+                    pulse_tick[b, s] = t
+            if vote_open[b] and t >= vote_deadline[b]:  # silence is a no (Q20)
+                vote_open[b] = False
+                ev_vote_failed[b] = True
+            if t >= phase_end[b]:  # Q10: a blank round
                 for tm in range(T):
                     scoring[tm] = False
                 _end_round(b, scoring, BLANK_CALL, -1, -1, t, prm, S, V, R)
         elif ph == SIGN:
-            go = t >= S.phase_end[b]
+            go = t >= phase_end[b]
             if not go:
                 go = True
                 for s in range(n):
-                    if S.connected[b, s] and not S.ready[b, s]:
+                    if connected[b, s] and not ready[b, s]:
                         go = False
             if go:  # Q8: missing signs drawn, deal, the clock
-                _draws(S.key[b], t, P_SIGN, T, u)
+                _draws(key[b], t, P_SIGN, T, u)
                 for tm in range(T):
-                    need = S.team_sign[b, tm] < 0
+                    need = team_sign[b, tm] < 0
                     if record:
-                        REC.sign[b, tm] = u[tm] % NUM_EMOJIS if need else -1
+                        rec_sign[b, tm] = u[tm] % NUM_EMOJIS if need else -1
                     if need:
-                        S.team_sign[b, tm] = u[tm] % NUM_EMOJIS
+                        team_sign[b, tm] = u[tm] % NUM_EMOJIS
                 if record:
-                    REC.sign_flag[b] = True
+                    rec_sign_flag[b] = True
                 _deal(b, prm, S, V, REC)
-                S.phase[b] = PLAY
-                S.phase_end[b] = t + prm[I_ROUND]
-        elif ph == PAUSE and (S.start_requested[b] or t >= S.phase_end[b]):  # Q11
+                phase[b] = PLAY
+                phase_end[b] = t + prm[I_ROUND]
+        elif ph == PAUSE and (start_requested[b] or t >= phase_end[b]):  # Q11
             _begin_sign_phase(b, t + 1, prm, is_bot, S)
-        S.tick[b] = t + 1
+        tick[b] = t + 1
 
         # ---- between ticks (Q23): schedule, then random connection changes
-        if S.phase[b] != OVER:
+        if phase[b] != OVER:
             if has_schedule:
                 _apply_schedule(b, t + 1, sched, is_bot, S, V)
             if p_off > 0 or p_on > 0:
                 drawn = p_off > 0
                 if not drawn:
                     for s in range(n):
-                        if not S.connected[b, s]:
+                        if not connected[b, s]:
                             drawn = True
                 if drawn:
-                    _draws(S.key[b], t + 1, P_CONNECT, n, u)
+                    _draws(key[b], t + 1, P_CONNECT, n, u)
                     for s in range(n):
-                        c0[s] = S.connected[b, s]
+                        c0[s] = connected[b, s]
                     for s in range(n):
                         x = np.float64(u[s]) / 4294967296.0
                         if record:
-                            REC.random[b, s] = x
+                            rec_random[b, s] = x
                         if c0[s] and x < p_off:
                             _set_connected(b, s, False, is_bot, S, V)
                     for s in range(n):
@@ -606,30 +653,30 @@ def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC):
                         if not c0[s] and x < p_on:
                             _set_connected(b, s, True, is_bot, S, V)
                     if record:
-                        REC.random_flag[b] = True
+                        rec_random_flag[b] = True
 
         # ---- rewards, terminations (QuatroParallelEnv.step)
         gained = np.float32(0.0)
         losers = 0
         for s in range(n):
-            per_seat[s] = np.float32(R.points[b, s % T])
+            per_seat[s] = np.float32(points[b, s % T])
             gained += per_seat[s]
             if per_seat[s] == 0:
                 losers += 1
         share = np.float32(-gained) / np.float32(max(losers, 1))
         for s in range(n):
             if zero_sum and per_seat[s] == 0 and gained != 0 and losers > 0:
-                R.rewards[b, s] = share
+                rewards[b, s] = share
             else:
-                R.rewards[b, s] = per_seat[s]
-        te = R.match_ended[b] or (prm[I_EPISODE_ROUND] != 0 and R.round_ended[b])
-        tr = (not te) and R.round_ended[b] and S.rounds_completed[b] >= prm[I_MAX_ROUNDS]
-        R.terminated[b] = te
-        R.truncated[b] = tr
-        R.done[b] = te or tr
+                rewards[b, s] = per_seat[s]
+        te = match_ended[b] or (prm[I_EPISODE_ROUND] != 0 and round_ended[b])
+        tr = (not te) and round_ended[b] and rounds_completed[b] >= prm[I_MAX_ROUNDS]
+        terminated[b] = te
+        truncated[b] = tr
+        done[b] = te or tr
         for tm in range(T):
-            R.final_scores[b, tm] = S.scores[b, tm]
-        R.final_rounds[b] = S.rounds_completed[b]
+            final_scores[b, tm] = scores[b, tm]
+        final_rounds[b] = rounds_completed[b]
 
 
 # ============================================================================ observations (Q26–Q28)
@@ -647,6 +694,18 @@ def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V):
     observer's row is then four contiguous copies out of it (its private block, the table block,
     the team and seat blocks starting at its own).
     """
+    tick, phase, hands, team_sign, emoji = S.tick, S.phase, S.hands, S.team_sign, S.emoji
+    rem_last, rem_open, phase_end, round_index = S.rem_last, S.rem_open, S.phase_end, S.round_index
+    center, vote_open, vote_deadline, reshuffled = S.center, S.vote_open, S.vote_deadline, S.reshuffled
+    next_proposal, call_kind, scores, call_target = S.next_proposal, S.call_kind, S.scores, S.call_target
+    call_scoring, connected, ready, floor = S.call_scoring, S.connected, S.ready, S.floor
+    next_exchange, next_floor, pulse_emoji = S.next_exchange, S.next_floor, S.pulse_emoji
+    pulse_tick, voters, yes, vote_proposer = S.pulse_tick, S.voters, S.yes, S.vote_proposer
+    call_caller = S.call_caller
+    ev_rejected, ev_vote_failed, ev_reshuffled = V.ev_rejected, V.ev_vote_failed, V.ev_reshuffled
+    ev_slot, ev_taken, ev_placed, ev_act, ev_pos = V.ev_slot, V.ev_taken, V.ev_placed, V.ev_act, V.ev_pos
+    ev_took, ev_released, ev_vote, ev_proposed = V.ev_took, V.ev_released, V.ev_vote, V.ev_proposed
+    ev_replaced = V.ev_replaced
     n, T, v = prm[I_N], prm[I_T], prm[I_V]
     P, G, TB, SB, T0, S0 = prm[I_P], prm[I_G], prm[I_TB], prm[I_SB], prm[I_T0], prm[I_S0]
     TAB = n * P  # scratch layout: private blocks, table, teams twice, seats twice
@@ -657,8 +716,8 @@ def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V):
         if not all_rows and not rows[b]:
             continue
         ob = obs[b]
-        now = np.int64(S.tick[b])
-        ph = S.phase[b]
+        now = np.int64(tick[b])
+        ph = phase[b]
         play = ph == PLAY
         revealed = ph in (PAUSE, OVER)
         w[: TM + T * TB] = 0
@@ -667,114 +726,114 @@ def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V):
         for s in range(n):
             PV = s * P
             for j in range(4):
-                c = S.hands[b, s, j]
+                c = hands[b, s, j]
                 if c >= 0:
                     w[PV + offs[O_HAND] + j * v + (c >> 2)] = 1
-            ts = S.team_sign[b, s % T]
+            ts = team_sign[b, s % T]
             if ts >= 0:
                 w[PV + offs[O_SIGN] + ts] = 1
-            e = S.emoji[b, s]
+            e = emoji[b, s]
             if e >= 0:
                 w[PV + offs[O_EMOJI] + e] = 1
-            rl = np.int64(S.rem_last[b, s])
-            if S.rem_open[b, s] < now and now <= rl:
+            rl = np.int64(rem_last[b, s])
+            if rem_open[b, s] < now and now <= rl:
                 w[PV + offs[O_REMINDER]] = 1
                 w[PV + offs[O_REMINDER_LEFT]] = _clip(rl - now + 1)
-            r = V.ev_rejected[b, s]
+            r = ev_rejected[b, s]
             if r >= 0:
                 w[PV + offs[O_REJECTED] + r] = 1
         # ---- table block (Q27)
         w[TAB + offs[O_PHASE] + ph] = 1
         if ph != OVER:
-            w[TAB + offs[O_PHASE_LEFT]] = _clip(np.int64(S.phase_end[b]) - now + 1)
-        w[TAB + offs[O_ROUND]] = _clip(np.int64(S.round_index[b]))
+            w[TAB + offs[O_PHASE_LEFT]] = _clip(np.int64(phase_end[b]) - now + 1)
+        w[TAB + offs[O_ROUND]] = _clip(np.int64(round_index[b]))
         for j in range(4):
-            c = S.center[b, j]
+            c = center[b, j]
             if c >= 0:
                 w[TAB + offs[O_CENTER] + j * v + (c >> 2)] = 1
-        vo = S.vote_open[b]
+        vo = vote_open[b]
         if vo:
             w[TAB + offs[O_VOTE_OPEN]] = 1
-            w[TAB + offs[O_VOTE_LEFT]] = _clip(np.int64(S.vote_deadline[b]) - now + 1)
-        if S.reshuffled[b]:
+            w[TAB + offs[O_VOTE_LEFT]] = _clip(np.int64(vote_deadline[b]) - now + 1)
+        if reshuffled[b]:
             w[TAB + offs[O_RESHUFFLE_USED]] = 1
-        npr = np.int64(S.next_proposal[b])
+        npr = np.int64(next_proposal[b])
         if play and npr > now:
             w[TAB + offs[O_PROPOSAL_WAIT]] = _clip(npr - now)
-        if V.ev_vote_failed[b]:
+        if ev_vote_failed[b]:
             w[TAB + offs[O_VOTE_FAILED]] = 1
-        if V.ev_reshuffled[b]:
+        if ev_reshuffled[b]:
             w[TAB + offs[O_RESHUFFLED]] = 1
-        ck = S.call_kind[b]
+        ck = call_kind[b]
         if ck >= 0:
             w[TAB + offs[O_LAST_CALL] + ck] = 1
         # ---- team blocks (absolute order, observer 0)
         for tm in range(T):
             o = TM + tm * TB
-            sc = S.scores[b, tm]
+            sc = scores[b, tm]
             w[o + offs[O_SCORE]] = sc if sc > 0 else 0
-            if S.call_target[b] == tm:
+            if call_target[b] == tm:
                 w[o + offs[O_ACCUSED]] = 1
-            if S.call_scoring[b, tm]:
+            if call_scoring[b, tm]:
                 w[o + offs[O_SCORED]] = 1
-            ts = S.team_sign[b, tm]
+            ts = team_sign[b, tm]
             if reveal_signs and revealed and ts >= 0:
                 w[o + offs[O_REVEALED_SIGN] + ts] = 1
         # ---- seat blocks (absolute order, observer 0)
         for s in range(n):
             o = ST + s * SB
-            if S.connected[b, s]:
+            if connected[b, s]:
                 w[o + offs[O_CONNECTED]] = 1
-            if S.ready[b, s]:
+            if ready[b, s]:
                 w[o + offs[O_READY]] = 1
             if play:
-                if S.floor[b, s]:
+                if floor[b, s]:
                     w[o + offs[O_FLOOR]] = 1
-                w[o + offs[O_EXCHANGE_WAIT]] = _clip(np.int64(S.next_exchange[b, s]) - now)
-                w[o + offs[O_FLOOR_WAIT]] = _clip(np.int64(S.next_floor[b, s]) - now)
-            pe = S.pulse_emoji[b, s]
+                w[o + offs[O_EXCHANGE_WAIT]] = _clip(np.int64(next_exchange[b, s]) - now)
+                w[o + offs[O_FLOOR_WAIT]] = _clip(np.int64(next_floor[b, s]) - now)
+            pe = pulse_emoji[b, s]
             if pe >= 0:
                 w[o + offs[O_PULSE_EMOJI] + pe] = 1
-                w[o + offs[O_PULSE_AGE]] = _clip(now - 1 - np.int64(S.pulse_tick[b, s]))
+                w[o + offs[O_PULSE_AGE]] = _clip(now - 1 - np.int64(pulse_tick[b, s]))
             else:
                 w[o + offs[O_PULSE_AGE]] = CLIP
-            sl = V.ev_slot[b, s]
+            sl = ev_slot[b, s]
             if sl >= 0:
                 w[o + offs[O_EXCHANGED]] = 1
                 w[o + offs[O_EXCHANGE_SLOT] + sl] = 1
-            x = V.ev_taken[b, s]
+            x = ev_taken[b, s]
             if x >= 0:
                 w[o + offs[O_TAKEN] + x] = 1
-            x = V.ev_placed[b, s]
+            x = ev_placed[b, s]
             if x >= 0:
                 w[o + offs[O_PLACED] + x] = 1
-            if V.ev_act[b, s]:
-                x = V.ev_pos[b, s]
+            if ev_act[b, s]:
+                x = ev_pos[b, s]
                 w[o + offs[O_ORDER]] = x if x > 0 else 0
-            if V.ev_took[b, s]:
+            if ev_took[b, s]:
                 w[o + offs[O_TOOK]] = 1
-            if V.ev_released[b, s]:
+            if ev_released[b, s]:
                 w[o + offs[O_RELEASED]] = 1
-            x = V.ev_vote[b, s]
+            x = ev_vote[b, s]
             if x == 1:
                 w[o + offs[O_VOTED_YES]] = 1
             elif x == 2:
                 w[o + offs[O_VOTED_NO]] = 1
-            if V.ev_proposed[b, s]:
+            if ev_proposed[b, s]:
                 w[o + offs[O_PROPOSED]] = 1
-            if vo and S.voters[b, s]:
+            if vo and voters[b, s]:
                 w[o + offs[O_VOTER]] = 1
-            if vo and S.yes[b, s]:
+            if vo and yes[b, s]:
                 w[o + offs[O_SAID_YES]] = 1
-            if V.ev_replaced[b, s]:
+            if ev_replaced[b, s]:
                 w[o + offs[O_HAND_REPLACED]] = 1
-            if vo and S.vote_proposer[b] == s:
+            if vo and vote_proposer[b] == s:
                 w[o + offs[O_PROPOSER]] = 1
-            if S.call_caller[b] == s:
+            if call_caller[b] == s:
                 w[o + offs[O_CALLER]] = 1
             if revealed:
                 for j in range(4):
-                    c = S.hands[b, s, j]
+                    c = hands[b, s, j]
                     if c >= 0:
                         w[o + offs[O_REVEALED_HAND] + j * v + (c >> 2)] = 1
         # ---- every observer's row: own private block, the table, teams and seats from its own
@@ -802,35 +861,37 @@ def _copy(dst, src):
 @njit(cache=True)
 def compute_masks(rows, all_rows, masks, kind_legal, lut, prm, S):
     """Exact legality per action kind (Q9), expanded to actions through the kind-pattern table."""
+    phase, tick, reshuffled, vote_open = S.phase, S.tick, S.reshuffled, S.vote_open
+    next_proposal, connected, floor, next_floor = S.next_proposal, S.connected, S.floor, S.next_floor
+    next_exchange, team_sign, ready, voters, yes = S.next_exchange, S.team_sign, S.ready, S.voters, S.yes
+    absent, start_requested = S.absent, S.start_requested
     n, T, A = prm[I_N], prm[I_T], prm[I_A]
     for b in range(masks.shape[0]):
         if not all_rows and not rows[b]:
             continue
-        ph = S.phase[b]
-        now = S.tick[b]
+        ph = phase[b]
+        now = tick[b]
         play, sign, pause = ph == PLAY, ph == SIGN, ph == PAUSE
-        prop = play and not S.reshuffled[b] and not S.vote_open[b] and now >= S.next_proposal[b]
+        prop = play and not reshuffled[b] and not vote_open[b] and now >= next_proposal[b]
         for s in range(n):
-            conn = S.connected[b, s]
-            fl = S.floor[b, s]
-            floor_ok = play and now >= S.next_floor[b, s] and conn
+            conn = connected[b, s]
+            fl = floor[b, s]
+            floor_ok = play and now >= next_floor[b, s] and conn
             kl = kind_legal[b, s]
             kl[K_NOOP] = True
-            kl[K_EXCHANGE] = play and now >= S.next_exchange[b, s] and conn
+            kl[K_EXCHANGE] = play and now >= next_exchange[b, s] and conn
             kl[K_TAKE] = floor_ok and not fl
             kl[K_RELEASE] = floor_ok and fl
             kl[K_EMOJI] = play and fl and conn
-            kl[K_SIGN] = sign and S.team_sign[b, s % T] < 0 and conn
-            kl[K_READY] = sign and not S.ready[b, s] and conn
+            kl[K_SIGN] = sign and team_sign[b, s % T] < 0 and conn
+            kl[K_READY] = sign and not ready[b, s] and conn
             kl[K_QUATRO] = play and conn
             kl[K_CONTRA] = play and conn
             kl[K_PROPOSE] = prop and conn
-            vote = (
-                play and S.vote_open[b] and S.voters[b, s] and not S.yes[b, s] and not S.absent[b, s] and conn
-            )
+            vote = play and vote_open[b] and voters[b, s] and not yes[b, s] and not absent[b, s] and conn
             kl[K_YES] = vote
             kl[K_NO] = vote
-            kl[K_START] = s == HOST_SEAT and pause and not S.start_requested[b] and conn
+            kl[K_START] = s == HOST_SEAT and pause and not start_requested[b] and conn
             code = 0
             for k in range(NUM_KINDS):
                 if kl[k]:
