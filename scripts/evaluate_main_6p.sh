@@ -6,7 +6,7 @@
 set -euo pipefail
 policy=${1:?usage: scripts/evaluate_main_6p.sh POLICY}
 common=(--players 6 --matches 300 --points-to-win 3 --round-seconds 60 --max-rounds 10 --workers 2 --no-progress)
-for opponent in honest eavesdropper counter ppo_6p; do
+for opponent in honest counter ppo_6p; do
   quatro-eval "$policy" "$opponent" "$opponent" "${common[@]}" --probe-matches 50 \
     --out "docs/results/${policy}_vs_${opponent}"
 done
