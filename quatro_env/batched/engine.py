@@ -1175,7 +1175,14 @@ class BatchedQuatroEngine:
         u = torch.rand(B, n, 2, generator=generator, device=self.device)
         if self.backend == "numba":
             out = torch.empty(B, n, dtype=torch.long)
-            self._nb.sample(u.numpy(), self._kind_legal.numpy(), self._nb_size, self._nb_start, out.numpy())
+            self._nb.sample(
+                u.numpy(),
+                self._kind_legal.numpy(),
+                self._nb_size,
+                self._nb_start,
+                out.numpy(),
+                self._nb_scratch,
+            )
             return out
         ku = self._kind_legal.view(torch.uint8)
         cols = []
@@ -1194,7 +1201,7 @@ class BatchedQuatroEngine:
     # ================================================================== the numba CPU kernel
     def _init_numba(self) -> None:
         """Constants and scratch of the compiled CPU path (``_kernel.py``); state stays in the tensors."""
-        from quatro_env.batched import _kernel as nb
+        from quatro_env.batched import program as nb
 
         self._nb = nb
         B, n, T, d, cfg = self.num_envs, self.n, self.num_teams, self.durations, self.config
@@ -1238,6 +1245,8 @@ class BatchedQuatroEngine:
         self._nb_sched = sched
         self._nb_is_bot = self.is_bot.numpy().copy()
         self._nb_lut = self._mask_lut.numpy()
+        width = nb.encode_width(n, T, self.P, self.G, self.TB, self.SB)
+        self._nb_scratch = nb.make_scratch(1, n, T, self.deck, width)
         ranges = [self.codec.ranges[k] for k in ActionKind]
         self._nb_size = np.array([len(r) for r in ranges], np.float32)
         self._nb_start = np.array([r.start for r in ranges], np.int64)
@@ -1300,7 +1309,9 @@ class BatchedQuatroEngine:
 
     def _nb_encode_masks(self, rows, all_rows: bool, obs, masks, S, V) -> None:
         nb = self._nb
-        nb.encode(rows, all_rows, obs, self._nb_prm, self._nb_offs, self.config.reveal_signs, S, V)
+        nb.encode(
+            rows, all_rows, obs, self._nb_prm, self._nb_offs, self.config.reveal_signs, S, V, self._nb_scratch
+        )
         nb.compute_masks(rows, all_rows, masks, self._kind_legal.numpy(), self._nb_lut, self._nb_prm, S)
 
     def _reset_numba(self) -> StepResult:
@@ -1348,6 +1359,7 @@ class BatchedQuatroEngine:
             V,
             R,
             self._nb_rec,
+            self._nb_scratch,
         )
         if record:
             self.draws = self._nb_draws()
