@@ -73,14 +73,13 @@ def bench_batched(n: int, batch: int, device: str, seconds: float, backend: str 
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
-    if device.startswith("cuda") and backend == "numba":
-        backend = "torch"  # the numba kernel is CPU only
     engine = BatchedQuatroEngine(batch, num_players=n, device=device, seed=0, backend=backend)
     gen = torch.Generator(device=device).manual_seed(0)
     for _ in range(5):  # warm-up
         engine.step(engine.sample_actions(gen))
     _sync(device)
     steps = 0
+    launches0 = engine.kernel_launches
     t0 = clock()
     while True:
         for _ in range(10):
@@ -102,6 +101,8 @@ def bench_batched(n: int, batch: int, device: str, seconds: float, backend: str 
     }
     if device.startswith("cuda"):
         row["peak_cuda_bytes_per_table"] = (torch.cuda.max_memory_allocated() - base) // batch
+    if launches0 is not None:  # a step and its sampling
+        row["launches_per_tick"] = (engine.kernel_launches - launches0) / steps
     del engine
     return row
 
@@ -253,7 +254,12 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: OMP_NUM_THREADS)")
     p.add_argument("--quick", action="store_true", help="batches 1,64,1024 and 0.5 s each")
-    p.add_argument("--backends", default="auto", help="batched engine code paths on CPU: auto, torch, numba")
+    p.add_argument(
+        "--backends",
+        default="auto",
+        help="batched engine code paths: auto, torch, numba (CPU loops), cuda (GPU kernels); on a GPU "
+        "device numba means cuda",
+    )
     p.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="cpu: process CPU time")
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--only-peers", action="store_true", help="measure the peers only")
@@ -279,12 +285,18 @@ def main() -> None:
     for n in [] if args.only_peers else players:
         rows.append(bench_parallel_env(n, seconds))
         for device in devices:
-            for backend in backends if device == "cpu" else ["torch"]:
+            on_gpu = {"numba": "cuda", "auto": "torch"}  # a GPU runs the torch ops or the CUDA kernels
+            for backend in backends if device == "cpu" else sorted({on_gpu.get(x, x) for x in backends}):
+                if device == "cpu" and backend == "cuda":
+                    continue
                 for b in batches:
                     rows.append(bench_batched(n, b, device, seconds, backend))
                     r = rows[-1]
+                    per_tick = r.get("launches_per_tick")
+                    launches = "" if per_tick is None else f", {per_tick:.1f} launches/tick"
                     print(
-                        f"  {n}p {device} {r['impl']} batch {b}: {r['agent_steps_per_s']:,.0f} agent-steps/s",
+                        f"  {n}p {device} {r['impl']} batch {b}: {r['agent_steps_per_s']:,.0f} agent-steps/s"
+                        + launches,
                         flush=True,
                     )
     peers = [] if args.no_peers else bench_peers(seconds, batches)

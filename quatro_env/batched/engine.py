@@ -186,12 +186,17 @@ class BatchedQuatroEngine:
         self.final_observations = z(B, n, D, dt=torch.uint8) if keep_final else None
         self.final_masks = z(B, n, A, dt=i8) if keep_final else None
         self.backend = _resolve_backend(backend, dev)
-        if self.backend == "numba":
+        if self.backend in _PROGRAM_BACKENDS:
             self._init_numba()
         self.reset(seed)
 
     # ================================================================== memory
     _STATE_NAMES = TABLE_STATE
+
+    @property
+    def kernel_launches(self) -> int | None:
+        """GPU kernel launches so far in this process (``backend="cuda"``), else None."""
+        return self._nb.stats["launches"] if self.backend == "cuda" else None
 
     @property
     def state_bytes_per_table(self) -> int:
@@ -228,7 +233,7 @@ class BatchedQuatroEngine:
                 raise ValueError(f"seed: need one seed per table ({B}), got {seeds.numel()}")
         self.seeds.copy_(seeds.to(self.device))
         self.episode.zero_()
-        if self.backend == "numba":
+        if self.backend in _PROGRAM_BACKENDS:
             return self._reset_numba()
         all_rows = torch.ones(B, dtype=torch.bool, device=self.device)
         self._reset_rows(all_rows)
@@ -478,7 +483,7 @@ class BatchedQuatroEngine:
         actions = torch.as_tensor(actions)
         if actions.dtype == torch.bool or actions.is_floating_point() or actions.is_complex():
             raise ValueError(f"actions: integer action indices, got dtype {actions.dtype}")
-        if self.backend == "numba":
+        if self.backend in _PROGRAM_BACKENDS:
             return self._step_numba(actions)
         B, n, T = self.num_envs, self.n, self.num_teams
         dev = self.device
@@ -1173,15 +1178,11 @@ class BatchedQuatroEngine:
             self._kind_size_list = [float(len(r)) for r in ranges]
         B, n = self.num_envs, self.n
         u = torch.rand(B, n, 2, generator=generator, device=self.device)
-        if self.backend == "numba":
-            out = torch.empty(B, n, dtype=torch.long)
+        if self.backend in _PROGRAM_BACKENDS:
+            out = torch.empty(B, n, dtype=torch.long, device=self.device)
+            view = self._nb_view
             self._nb.sample(
-                u.numpy(),
-                self._kind_legal.numpy(),
-                self._nb_size,
-                self._nb_start,
-                out.numpy(),
-                self._nb_scratch,
+                view(u), view(self._kind_legal), self._nb_size, self._nb_start, view(out), self._nb_scratch
             )
             return out
         ku = self._kind_legal.view(torch.uint8)
@@ -1198,12 +1199,26 @@ class BatchedQuatroEngine:
         off = torch.minimum((u[:, :, 1] * size).long(), size.long() - 1)
         return self._kind_start[kind] + off
 
-    # ================================================================== the numba CPU kernel
+    # ================================================================== the table programs (CPU, GPU)
     def _init_numba(self) -> None:
-        """Constants and scratch of the compiled CPU path (``_kernel.py``); state stays in the tensors."""
+        """Constants and work space of the table programs (``program.py``), looped over the tables on the
+        CPU (``numba``) or one GPU thread per table (``cuda``); the state stays in the tensors."""
         from quatro_env.batched import program as nb
 
-        self._nb = nb
+        self._nb_prog = nb
+        gpu = self.device.type == "cuda"
+        if self.backend == "cuda":
+            from quatro_env.batched import cuda as nb_cuda
+
+            self._nb = nb_cuda.kernels()
+        else:
+            self._nb = nb
+        if gpu:  # device views of the tensors, constants copied to the device once
+            from numba import cuda
+
+            self._nb_view, self._nb_const = cuda.as_cuda_array, cuda.to_device
+        else:  # the CPU loops, or numba's CUDA simulator: numpy views of the CPU tensors
+            self._nb_view, self._nb_const = torch.Tensor.numpy, _same
         B, n, T, d, cfg = self.num_envs, self.n, self.num_teams, self.durations, self.config
         prm = np.zeros(nb.I_NUM_PRM, np.int64)
         for i, value in (
@@ -1236,45 +1251,63 @@ class BatchedQuatroEngine:
             (nb.I_ZERO_SUM, cfg.reward_mode == "zero_sum"),
         ):
             prm[i] = int(value)
-        self._nb_prm = prm
-        self._nb_fprm = np.array([cfg.disconnect_prob, cfg.reconnect_prob], np.float64)
-        self._nb_offs = nb.make_offsets(self._blocks)
-        self._nb_kind_of = self._kind_of.numpy().copy()
-        self._nb_arg_of = self._arg_of.numpy().copy()
-        sched = np.array(self._schedule, dtype=np.int64).reshape(-1, 3)
-        self._nb_sched = sched
-        self._nb_is_bot = self.is_bot.numpy().copy()
-        self._nb_lut = self._mask_lut.numpy()
+        const = self._nb_const
+        self._nb_prm_host = prm
+        self._nb_prm = const(prm)
+        self._nb_fprm = const(np.array([cfg.disconnect_prob, cfg.reconnect_prob], np.float64))
+        self._nb_offs = const(nb.make_offsets(self._blocks))
+        self._nb_kind_of = const(self._kind_of.cpu().numpy().copy())
+        self._nb_arg_of = const(self._arg_of.cpu().numpy().copy())
+        self._nb_sched = const(np.array(self._schedule, dtype=np.int64).reshape(-1, 3))
+        self._nb_is_bot = const(self.is_bot.cpu().numpy().copy())
+        self._nb_lut = const(self._mask_lut.cpu().numpy())
         width = nb.encode_width(n, T, self.P, self.G, self.TB, self.SB)
-        self._nb_scratch = nb.make_scratch(1, n, T, self.deck, width)
+        rows = B if self.backend == "cuda" else 1  # a work-space row per table played at once
+        scratch = nb.make_scratch(rows, n, T, self.deck, width)
+        self._nb_scratch = nb.Scratch(*map(const, scratch))
         ranges = [self.codec.ranges[k] for k in ActionKind]
-        self._nb_size = np.array([len(r) for r in ranges], np.float32)
-        self._nb_start = np.array([r.start for r in ranges], np.int64)
-        results = schema.allocate(schema.RESULTS, B, self._dims, torch.device("cpu"))
+        self._nb_size = const(np.array([len(r) for r in ranges], np.float32))
+        self._nb_start = const(np.array([r.start for r in ranges], np.int64))
+        results = schema.allocate(schema.RESULTS, B, self._dims, self.device)
         del results["rewards"]  # the engine's own reward buffer (the torch path's too)
         for name, tensor in results.items():  # points, round_ended, match_ended, terminated, ...
             setattr(self, self._result_attr(name), tensor)
-        self._nb_illegal = torch.zeros(B, n, dtype=torch.bool)
-        self._nb_actions = np.zeros((B, n), np.int64)
+        self._nb_illegal = torch.zeros(B, n, dtype=torch.bool, device=self.device)
+        self._nb_actions_t = torch.zeros(B, n, dtype=torch.long, device=self.device)
+        self._nb_actions = self._nb_view(self._nb_actions_t)
         self._nb_rec_size = 0
         self._nb_alloc_records(1)
-        self._nb_all = np.ones(B, np.bool_)
+        self._nb_all_t = torch.ones(B, dtype=torch.bool, device=self.device)
+        self._nb_all = self._nb_view(self._nb_all_t)
+
+    def _nb_set_record(self, record: bool) -> None:
+        """Switch the kernels' draw recording (``prm[I_RECORD]``; re-sent to a GPU only when it changes)."""
+        prm, i = self._nb_prm_host, self._nb_prog.I_RECORD
+        if prm[i] != int(record):
+            prm[i] = int(record)
+            self._nb_prm = self._nb_const(prm)
 
     def _nb_alloc_records(self, rows: int) -> None:
         n, T = self.n, self.num_teams
         cap = 8 * rows + 64  # Q5 re-splits recorded per tick (a handful per deal at most)
-        self._nb_rec = schema.Draws(
-            order=np.zeros((rows, n), np.int64),
-            sign=np.zeros((rows, T), np.int64),
-            sign_flag=np.zeros(rows, np.bool_),
-            deal=np.zeros((rows, self.deck), np.int64),
-            deal_flag=np.zeros(rows, np.bool_),
-            q5_rows=np.zeros(cap, np.int64),
-            q5=np.zeros((cap, 8), np.int64),
-            q5_count=np.zeros(1, np.int64),
-            random=np.zeros((rows, n), np.float64),
-            random_flag=np.zeros(rows, np.bool_),
+        i64, b8 = torch.int64, torch.bool
+
+        def z(*shape, dtype=i64):
+            return torch.zeros(shape, dtype=dtype, device=self.device)
+
+        self._nb_rec_t = schema.Draws(
+            order=z(rows, n),
+            sign=z(rows, T),
+            sign_flag=z(rows, dtype=b8),
+            deal=z(rows, self.deck),
+            deal_flag=z(rows, dtype=b8),
+            q5_rows=z(cap),
+            q5=z(cap, 8),
+            q5_count=z(1),
+            random=z(rows, n, dtype=torch.float64),
+            random_flag=z(rows, dtype=b8),
         )
+        self._nb_rec = schema.Draws(*map(self._nb_view, self._nb_rec_t))
         self._nb_rec_size = rows
 
     #: results the torch path keeps too, under the same names; the kernel's own ones are ``_nb_*``
@@ -1296,7 +1329,7 @@ class BatchedQuatroEngine:
         tensors = [getattr(self, name) for name in names]
         cached = getattr(self, "_nb_cache", None)
         if cached is None or any(a is not b for a, b in zip(cached[0], tensors, strict=True)):
-            views = [t.numpy() for t in tensors]
+            views = [self._nb_view(t) for t in tensors]
             k, e = len(schema.State._fields), len(schema.Events._fields)
             bundles = (
                 schema.State(*views[:k]),
@@ -1312,13 +1345,16 @@ class BatchedQuatroEngine:
         nb.encode(
             rows, all_rows, obs, self._nb_prm, self._nb_offs, self.config.reveal_signs, S, V, self._nb_scratch
         )
-        nb.compute_masks(rows, all_rows, masks, self._kind_legal.numpy(), self._nb_lut, self._nb_prm, S)
+        nb.compute_masks(
+            rows, all_rows, masks, self._nb_view(self._kind_legal), self._nb_lut, self._nb_prm, S
+        )
 
     def _reset_numba(self) -> StepResult:
         S, V, _ = self._nb_state()
         all_rows = self._nb_all
         self._nb.reset_rows(all_rows, self._nb_prm, self._nb_sched, self._nb_is_bot, S, V)
-        self._nb_encode_masks(all_rows, True, self.observations.numpy(), self.masks.numpy(), S, V)
+        view = self._nb_view
+        self._nb_encode_masks(all_rows, True, view(self.observations), view(self.masks), S, V)
         self.rewards.zero_()
         zeros = torch.zeros(self.num_envs, dtype=torch.bool)
         return StepResult(self.observations, self._published_masks(), self.rewards, zeros, zeros.clone(), {})
@@ -1329,23 +1365,25 @@ class BatchedQuatroEngine:
         a = torch.as_tensor(actions)
         if tuple(a.shape) != (B, n):
             raise ValueError(f"actions: need shape [{B}, {n}], got {list(a.shape)}")
-        a_np = a.to(device="cpu", dtype=torch.long).contiguous().numpy()
+        view = self._nb_view
+        a = a.to(device=self.device, dtype=torch.long).contiguous()
         illegal = self._nb_illegal
-        first = nb.check_actions(
-            a_np, self.masks.numpy(), self.num_actions, illegal.numpy(), self._nb_actions
-        )
-        if first >= 0 and self.config.illegal_action == "raise":
-            b, s = divmod(int(first), n)
-            raise self._illegal_action_error(b, s, int(a_np[b, s]))
+        first = nb.check_actions(view(a), view(self.masks), self.num_actions, view(illegal), self._nb_actions)
+        if self.config.illegal_action == "raise":
+            if first is None:  # a GPU launch returns nothing: look (a host synchronisation)
+                flat = torch.nonzero(illegal.view(-1))
+                first = int(flat[0]) if flat.numel() else -1
+            if first >= 0:
+                b, s = divmod(int(first), n)
+                raise self._illegal_action_error(b, s, int(a[b, s]))
         record = self.record_draws
         if record:
             if self._nb_rec_size != B:
                 self._nb_alloc_records(B)
-            rec = self._nb_rec
-            for flag in (rec.sign_flag, rec.deal_flag, rec.random_flag):
-                flag[:] = False
-            rec.q5_count[0] = 0
-        self._nb_prm[nb.I_RECORD] = int(record)
+            rec = self._nb_rec_t
+            for flag in (rec.sign_flag, rec.deal_flag, rec.random_flag, rec.q5_count):
+                flag.zero_()
+        self._nb_set_record(record)
         S, V, R = self._nb_state()
         nb.tick_all(
             self._nb_actions,
@@ -1364,18 +1402,18 @@ class BatchedQuatroEngine:
         if record:
             self.draws = self._nb_draws()
         done = R.done
-        obs, masks = self.observations.numpy(), self.masks.numpy()
+        obs, masks = view(self.observations), view(self.masks)
         info: dict[str, Any] = {}
-        any_done = bool(done.any())
+        any_done = bool(self._nb_done.any())
         if any_done:
             info["final_scores"] = self._nb_final_scores.clone()
             info["final_rounds"] = self._nb_final_rounds.clone()
         final = any_done and self.keep_final
         if final:
-            fobs, fmasks = self.final_observations.numpy(), self.final_masks.numpy()
+            fobs, fmasks = view(self.final_observations), view(self.final_masks)
             self._nb_encode_masks(done, False, fobs, fmasks, S, V)
         if any_done:
-            S.episode[:] += done
+            self.episode += self._nb_done
             nb.reset_rows(done, self._nb_prm, self._nb_sched, self._nb_is_bot, S, V)
         self._nb_encode_masks(done, True, obs, masks, S, V)
         if final:
@@ -1396,7 +1434,8 @@ class BatchedQuatroEngine:
 
     def _nb_draws(self) -> dict[str, Any]:
         """This tick's draws in the torch path's format (``record_draws``)."""
-        order, sign, sign_f, deal, deal_f, q5_rows, q5, q5_n, rnd, rnd_f = self._nb_rec  # schema.Draws
+        host = (t.cpu().numpy() for t in self._nb_rec_t)
+        order, sign, sign_f, deal, deal_f, q5_rows, q5, q5_n, rnd, rnd_f = host  # schema.Draws
         draws: dict[str, Any] = {"order": [(self._ar_b.clone(), torch.from_numpy(order.copy()))]}
         for kind, flag, vals in (("sign", sign_f, sign), ("deal", deal_f, deal), ("random", rnd_f, rnd)):
             idx = np.flatnonzero(flag)
@@ -1416,6 +1455,12 @@ class BatchedQuatroEngine:
 
 
 _EVENT_NAMES = tuple(f.name for f in schema.EVENTS)
+#: the backends that run ``program.py``: its CPU loops, or its CUDA kernels (``cuda.py``)
+_PROGRAM_BACKENDS = ("numba", "cuda")
+
+
+def _same(array: np.ndarray) -> np.ndarray:
+    return array
 
 
 def numba_available() -> bool:
@@ -1433,8 +1478,17 @@ def _resolve_backend(backend: str, device: torch.device) -> str:
         backend = os.environ.get("QUATRO_BATCHED_BACKEND", "auto") or "auto"
     if backend == "auto":
         return "numba" if device.type == "cpu" and numba_available() else "torch"
-    if backend not in ("torch", "numba"):
-        raise ValueError(f"backend: 'auto', 'torch' or 'numba', got {backend!r}")
+    if backend not in ("torch", *_PROGRAM_BACKENDS):
+        raise ValueError(f"backend: 'auto', 'torch', 'numba' or 'cuda', got {backend!r}")
+    if backend == "cuda":
+        if not numba_available():
+            raise ValueError("backend: 'cuda' needs numba-cuda (pip install numba-cuda)")
+        from quatro_env.batched import cuda
+
+        if not cuda.available():
+            raise ValueError("backend: 'cuda' needs numba-cuda and a GPU (or NUMBA_ENABLE_CUDASIM=1)")
+        if device.type != "cuda" and not cuda.simulated():
+            raise ValueError(f"backend: 'cuda' runs on a CUDA device, not on {device}")
     if backend == "numba":
         if device.type != "cpu":
             raise ValueError(f"backend: the numba kernel runs on the CPU only, not on {device}")

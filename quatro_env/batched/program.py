@@ -124,10 +124,18 @@ O_PROPOSER, O_CALLER, O_REVEALED_HAND = _at("proposer"), _at("caller"), _at("rev
 
 
 #: how the functions below are compiled: numba for the CPU unless a loader (``cuda.py``) set
-#: ``rule`` before executing this file
+#: ``rule`` (and ``claim``) before executing this file
 CPU = "rule" not in globals()
 if CPU:
     rule = njit(cache=True, _nrt=False, inline="always")
+
+    @rule
+    def claim(counter):
+        """The next free row of a record buffer shared by the tables (``cuda.py``: an atomic add)."""
+        row = counter[0]
+        counter[0] = row + 1
+        return row
+
 
 #: one table's work space, a row per table played at once (device code cannot allocate)
 Scratch = namedtuple(
@@ -277,12 +285,11 @@ def _deal(b, prm, S, V, REC, W, slot):
         while _has_triple(hands, b, s):
             _perm(key[b], tick[b], P_Q5 + it * 8 + s, 8, u8, p8)
             if record:
-                row = rec_q5_count[0]
+                row = claim(rec_q5_count)
                 if row < rec_q5_rows.shape[0]:
                     rec_q5_rows[row] = b
                     for j in range(8):
                         rec_q5[row, j] = p8[j]
-                rec_q5_count[0] = row + 1
             for j in range(4):
                 pool[j] = hands[b, s, j]
                 pool[4 + j] = center[b, j]
