@@ -142,4 +142,21 @@ def kernels() -> SimpleNamespace:
         sample=sample,
         copy_rows_not=copy_rows_not,
         stats=stats,
+        sources={  # the kernels' Python functions (scripts/cuda_ptx.py compiles them for a device)
+            name: getattr(k, "py_func", None)
+            for name, k in (
+                ("reset_kernel", reset_kernel),
+                ("check_kernel", check_kernel),
+                ("tick_kernel", tick_kernel),
+                ("encode_kernel", encode_kernel),
+                ("masks_kernel", masks_kernel),
+                ("sample_kernel", sample_kernel),
+                ("copy_kernel", copy_kernel),
+            )
+        },
     )
+
+
+def kernel_sources() -> dict:
+    """Each kernel's Python function, by name."""
+    return kernels().sources

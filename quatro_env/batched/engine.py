@@ -15,9 +15,10 @@ reference engine. Design (see ``docs/batched.md``):
   reference engine can be fed the very same ones (the equivalence proof).
 * Finished tables are reset automatically (same step); ``info["final_observation"]`` etc. hold
   the terminal view when ``keep_final=True``.
-* Two code paths over the same state tensors: whole-batch torch ops (any device) and, on CPU,
-  a numba kernel that plays each table as a scalar program (``_kernel.py``, ``backend="numba"``,
-  the CPU default when numba is installed). They give identical results (tests/batched).
+* The rules as scalar programs over one table (``program.py``), run as numba loops over the tables
+  on the CPU (``backend="numba"``, the CPU default when numba is installed) or as one CUDA thread per
+  table (``backend="cuda"``, ``cuda.py``); and whole-batch torch ops (``backend="torch"``, any
+  device), kept until the CUDA kernels have run on a GPU. All give identical results (tests/batched).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Every function here plays one table ``b`` (deal, a tick resolved in its order, the end of a round,
 clocks, connections, rewards, masks, the observation rows, sampling), exactly as the reference
-engine ``quatro/engine.py`` does for its one table. Nothing here loops over tables or allocates:
-``_kernel.py`` runs them in a loop over the tables on the CPU, ``cuda.py`` as one GPU thread per
+engine ``quatro/engine.py`` does for its one table. No rule loops over tables or allocates: the
+CPU loops at the end of this file run them table after table, ``cuda.py`` as one GPU thread per
 table, and the caller hands in the work space (``Scratch``: one row per table being played at
 once, one on the CPU, one per table on the GPU).
 

@@ -1,0 +1,89 @@
+"""Compile the batched engine's CUDA kernels to PTX, without a GPU: does numba-cuda accept them?
+
+The simulator (``NUMBA_ENABLE_CUDASIM=1``, tests/batched/test_cuda.py) proves what the kernels
+compute but runs them as Python; this compiles each one for a real device, with the argument types
+of an engine's own tensors, and prints the PTX size and the registers each kernel declares.
+
+    pip install "numba-cuda[cu12]"        # numba-cuda with the NVVM/NVRTC wheels; no GPU needed
+    python scripts/cuda_ptx.py --players 4,6,8 [--cc 9.0]
+
+(If the NVIDIA wheels are installed outside site-packages, point ``LD_LIBRARY_PATH`` at their
+``nvrtc``/``nvvm`` library folders.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from types import SimpleNamespace
+
+import numba
+import torch
+
+from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.batched import cuda as batched_cuda
+
+
+def kernel_arguments(engine: BatchedQuatroEngine) -> dict[str, tuple]:
+    """Each kernel's arguments, as the engine passes them (numpy views stand in for device arrays)."""
+    view = torch.Tensor.numpy
+    S, V, R = engine._nb_state()
+    obs, masks, legal = view(engine.observations), view(engine.masks), view(engine._kind_legal)
+    rows, prm, sched, is_bot = engine._nb_all, engine._nb_prm, engine._nb_sched, engine._nb_is_bot
+    u = torch.rand(engine.num_envs, engine.n, 2).numpy()
+    W = engine._nb_scratch
+    return {
+        "reset_kernel": (rows, prm, sched, is_bot, S, V),
+        "check_kernel": (
+            engine._nb_actions,
+            masks,
+            engine.num_actions,
+            view(engine._nb_illegal),
+            engine._nb_actions,
+        ),
+        "tick_kernel": (
+            engine._nb_actions,
+            prm,
+            engine._nb_fprm,
+            engine._nb_kind_of,
+            engine._nb_arg_of,
+            sched,
+            is_bot,
+            S,
+            V,
+            R,
+            engine._nb_rec,
+            W,
+        ),
+        "encode_kernel": (rows, True, obs, prm, engine._nb_offs, engine.config.reveal_signs, S, V, W),
+        "masks_kernel": (rows, True, masks, legal, engine._nb_lut, prm, S),
+        "sample_kernel": (u, legal, engine._nb_size, engine._nb_start, engine._nb_actions, W),
+        "copy_kernel": (rows, obs, obs.copy()),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--players", default="4,6,8")
+    p.add_argument("--cc", default="9.0", help="compute capability to compile for (9.0: H100/H200)")
+    args = p.parse_args()
+    from numba import cuda
+
+    cc = tuple(int(x) for x in args.cc.split("."))
+    # device functions compile for "the current device"; without a GPU, name the target instead
+    import numba.cuda.dispatcher as dispatcher
+
+    dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
+    sources = batched_cuda.kernel_sources()
+    for n in (int(x) for x in args.players.split(",")):
+        engine = BatchedQuatroEngine(8, num_players=n, seed=0, backend="numba", record_draws=True)
+        for name, argv in kernel_arguments(engine).items():
+            sig = tuple(numba.typeof(a) for a in argv)
+            ptx, _ = cuda.compile_ptx(sources[name], sig, cc=cc)
+            regs = re.findall(r"\.reg \.\w+ \s*%\w+<(\d+)>", ptx)
+            print(f"{n}p {name}: {len(ptx):,} bytes of PTX, {sum(map(int, regs))} virtual registers declared")
+    print(f"all kernels compiled for compute capability {args.cc} (numba-cuda {cuda.__name__})")
+
+
+if __name__ == "__main__":
+    main()
