@@ -5,7 +5,7 @@ markdown table and the speed-up ratios; ``--json FILE`` writes the same figures.
 
     python scripts/bench.py                      # 4/6/8 players, batch 1..16384, cpu (+cuda)
     python scripts/bench.py --quick --json out.json
-    python scripts/bench.py --backends torch,numba --clock cpu   # both CPU code paths, CPU time
+    python scripts/bench.py --backends numba --clock cpu   # the CPU loops, CPU time
 
 Peers (when installed, extra ``[bench]``): PettingZoo's Leduc Hold'em (AEC, one table), and the
 JAX environments PGX Leduc Hold'em / Kuhn poker and JaxMARL Hanabi at the same batch sizes: one
@@ -257,8 +257,8 @@ def main() -> None:
     p.add_argument(
         "--backends",
         default="auto",
-        help="batched engine code paths: auto, torch, numba (CPU loops), cuda (GPU kernels); on a GPU "
-        "device numba means cuda",
+        help="batched engine code paths: auto, numba (CPU loops), cuda (GPU kernels); on a GPU device "
+        "numba and auto mean cuda",
     )
     p.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="cpu: process CPU time")
     p.add_argument("--no-peers", action="store_true")
@@ -285,7 +285,7 @@ def main() -> None:
     for n in [] if args.only_peers else players:
         rows.append(bench_parallel_env(n, seconds))
         for device in devices:
-            on_gpu = {"numba": "cuda", "auto": "torch"}  # a GPU runs the torch ops or the CUDA kernels
+            on_gpu = {"numba": "cuda", "auto": "cuda"}  # a GPU runs the CUDA kernels
             for backend in backends if device == "cpu" else sorted({on_gpu.get(x, x) for x in backends}):
                 if device == "cpu" and backend == "cuda":
                     continue

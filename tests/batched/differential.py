@@ -377,7 +377,7 @@ def main() -> None:  # pragma: no cover - command line
     p.add_argument("--device", default="cpu")
     p.add_argument("--players", default="4,6,8")
     p.add_argument("--configs", default="short,odd,default")
-    p.add_argument("--backend", default="auto", help="auto, torch or numba (CPU kernel)")
+    p.add_argument("--backend", default="auto", help="auto, numba (CPU loops) or cuda (GPU kernels)")
     args = p.parse_args()
     for n in map(int, args.players.split(",")):
         counts: Counter = Counter()

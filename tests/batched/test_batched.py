@@ -10,16 +10,12 @@ import pytest
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine, QuatroVectorEnv
-from quatro_env.batched.engine import _EVENT_NAMES, numba_available
 from tests.batched import differential
 
 PLAYERS = (4, 6, 8)
 CONFIGS = ("short", "odd", "default")
-#: both CPU code paths: the torch ops (also the GPU path) and the numba kernel (the CPU default)
-BACKENDS = (
-    "torch",
-    pytest.param("numba", marks=pytest.mark.skipif(not numba_available(), reason="numba not installed")),
-)
+#: the table programs' CPU loops (the CUDA kernels: test_cuda.py, under the simulator without a GPU)
+BACKENDS = ("numba",)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -93,70 +89,14 @@ def test_table_trajectory_independent_of_batch(backend):
     del ga
 
 
-@pytest.mark.parametrize("n", PLAYERS)
-def test_vectorised_resolution_matches_sequential(n):
-    """The seat-vectorised Q9 resolution equals resolving the order position by position."""
-    cfg = differential.configs(n)["short"]
-    fast = BatchedQuatroEngine(64, seed=n, backend="torch", **cfg)
-    slow = BatchedQuatroEngine(64, seed=n, sequential=True, backend="torch", **cfg)
-    sampler = differential.BiasedSampler(fast, np.random.default_rng(n))
-    for _ in range(150):
-        act = torch.as_tensor(sampler(fast.masks.numpy()))
-        a, b = fast.step(act), slow.step(act)
-        assert torch.equal(a.observations, b.observations)
-        assert torch.equal(a.masks, b.masks)
-        assert torch.equal(a.rewards, b.rewards)
-        assert torch.equal(fast.hands, slow.hands) and torch.equal(fast.scores, slow.scores)
-
-
-@pytest.mark.skipif(not numba_available(), reason="numba not installed")
-@pytest.mark.parametrize("n", PLAYERS)
-def test_numba_kernel_matches_torch_path(n):
-    """The numba CPU kernel and the torch ops give the same state, events, draws and outputs, step by
-    step (every config, finished tables, keep_final, recorded draws) and the same sampled actions."""
-    for name, cfg in differential.configs(n).items():
-        kw = dict(cfg, keep_final=True, record_draws=True)
-        a = BatchedQuatroEngine(24, seed=5 * n, backend="torch", **kw)
-        b = BatchedQuatroEngine(24, seed=5 * n, backend="numba", **kw)
-        sampler = differential.BiasedSampler(a, np.random.default_rng(n))
-        for tick in range(120):
-            act = torch.as_tensor(sampler(a.masks.numpy()))
-            ra, rb = a.step(act), b.step(act)
-            where = f"{n} players, {name}, tick {tick}"
-            for field in ("observations", "masks", "rewards", "terminations", "truncations"):
-                assert torch.equal(getattr(ra, field), getattr(rb, field)), f"{where}: {field}"
-            assert ra.info.keys() == rb.info.keys(), where
-            for key in ra.info:
-                assert torch.equal(ra.info[key], rb.info[key]), f"{where}: info[{key!r}]"
-            for attr in a._STATE_NAMES + _EVENT_NAMES:
-                assert torch.equal(getattr(a, attr), getattr(b, attr)), f"{where}: {attr}"
-            assert _draws_by_table(a.draws) == _draws_by_table(b.draws), f"{where}: draws"
-    ga, gb = torch.Generator().manual_seed(n), torch.Generator().manual_seed(n)
-    a = BatchedQuatroEngine(128, num_players=n, seed=n, backend="torch")
-    b = BatchedQuatroEngine(128, num_players=n, seed=n, backend="numba")
-    for _ in range(150):
-        x, y = a.sample_actions(ga), b.sample_actions(gb)
-        assert torch.equal(x, y)
-        a.step(x)
-        b.step(y)
-        assert torch.equal(a.observations, b.observations)
-
-
-def _draws_by_table(draws: dict) -> dict:
-    out: dict = {}
-    for kind, entries in draws.items():
-        for idx, vals in entries:
-            for row, b in enumerate(idx.tolist()):
-                out.setdefault((kind, b), []).append(vals[row].tolist())
-    return out
-
-
 def test_backend_choice():
-    e = BatchedQuatroEngine(2, seed=0, backend="torch")
-    assert e.backend == "torch"
-    assert BatchedQuatroEngine(2, seed=0).backend == ("numba" if numba_available() else "torch")
+    assert BatchedQuatroEngine(2, seed=0).backend == "numba"
+    with pytest.raises(ValueError, match="backend: 'torch' .* was removed"):
+        BatchedQuatroEngine(2, seed=0, backend="torch")
     with pytest.raises(ValueError, match="backend"):
         BatchedQuatroEngine(2, seed=0, backend="jax")
+    with pytest.raises(ValueError, match="backend: 'numba' runs on the CPU only"):
+        BatchedQuatroEngine(2, seed=0, backend="numba", device="meta")
 
 
 def test_state_memory_and_shapes():
