@@ -451,10 +451,10 @@ class BatchedQuatroEngine:
         zeros = torch.zeros(self.num_envs, dtype=torch.bool)
         return StepResult(self.observations, self._published_masks(), self.rewards, zeros, zeros.clone(), {})
 
-    def _step_programs(self, actions) -> StepResult:
+    def _step_programs(self, a: torch.Tensor) -> StepResult:
+        """``step`` once its actions are a tensor: check, tick, reset finished tables, encode."""
         nb = self._nb
         B, n = self.num_envs, self.n
-        a = torch.as_tensor(actions)
         if tuple(a.shape) != (B, n):
             raise ValueError(f"actions: need shape [{B}, {n}], got {list(a.shape)}")
         view = self._nb_view
