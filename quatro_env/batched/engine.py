@@ -15,7 +15,9 @@ reference engine. Design (see ``docs/batched.md``):
   size, the other tables or the device. ``record_draws=True`` keeps each tick's draws so that a
   reference engine can be fed the very same ones (the equivalence proof).
 * Finished tables are reset automatically (same step); ``info["final_observation"]`` etc. hold
-  the terminal view when ``keep_final=True``.
+  the terminal view when ``keep_final=True``. The ``final_*`` keys appear on steps where a table
+  finished, and on every step with ``backend="cuda"``, which never asks the host (``info["done"]``
+  says which rows are real; the others hold the current view and scores).
 """
 
 from __future__ import annotations
@@ -462,7 +464,7 @@ class BatchedQuatroEngine:
         illegal = self._nb_illegal
         first = nb.check_actions(view(a), view(self.masks), self.num_actions, view(illegal), self._nb_actions)
         if self.config.illegal_action == "raise":
-            if first is None:  # a GPU launch returns nothing: look (a host synchronisation)
+            if first is None:  # a GPU launch returns nothing: look (raising needs the host; "noop" does not)
                 flat = torch.nonzero(illegal.view(-1))
                 first = int(flat[0]) if flat.numel() else -1
             if first >= 0:
@@ -496,7 +498,9 @@ class BatchedQuatroEngine:
         done = R.done
         obs, masks = view(self.observations), view(self.masks)
         info: dict[str, Any] = {}
-        any_done = bool(self._nb_done.any())
+        # The CUDA kernels never ask the host whether a table finished (a synchronisation per tick would
+        # cap the GPU): the row-masked kernels below run every tick and the final_* keys are always there.
+        any_done = self.backend == "cuda" or bool(self._nb_done.any())
         if any_done:
             info["final_scores"] = self._nb_final_scores.clone()
             info["final_rounds"] = self._nb_final_rounds.clone()
