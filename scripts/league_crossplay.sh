@@ -6,7 +6,7 @@
 #  * each further seed's strength against counter (the target that separates them), 500 matches.
 # Harness seed 2027 (ppo_4p_league's fresh seed), the PPO evaluation config (round 60 s, 3 points, at most
 # 10 rounds).
-#   OMP_NUM_THREADS=1 scripts/league_crossplay.sh ppo_4p_league ppo_4p_league_seed2 [...]
+#   OMP_NUM_THREADS=1 scripts/league_crossplay.sh ppo_4p_league ppo_4p_league_seed1 ppo_4p_league_seed3
 set -euo pipefail
 (($# >= 2)) || { echo "usage: scripts/league_crossplay.sh MAIN SEED2 [SEED3 ...]" >&2; exit 2; }
 common=(--points-to-win 3 --round-seconds 60 --max-rounds 10 --workers 2 --seed 2027 --no-progress)
