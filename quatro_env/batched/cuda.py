@@ -1,10 +1,10 @@
-"""The batched engine on a GPU: the table programs of ``program.py``, one CUDA thread per table.
+"""The batched engine on a GPU: the table programs of ``program/``, one CUDA thread per table.
 
 ``BatchedQuatroEngine(backend="cuda")`` runs these launches. The rules are not written again here:
-``load_program`` executes ``program.py`` a second time with its functions compiled as numba-cuda device
-functions, and each kernel below is the CPU loop's body for its thread's table. A tick is five
-launches (check the actions, tick, reset the finished tables, observations, masks), a sampling
-sixth; the work space has one row per table.
+``load_program`` executes the rule files of ``program/`` a second time, with their functions compiled
+as numba-cuda device functions, and each kernel below is the CPU loop's body for its thread's table.
+A tick is five launches (check the actions, tick, reset the finished tables, observations, masks) and
+four more with ``keep_final`` (the final views); a sampling is one. The work space has one row per table.
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the same kernels run on the CPU, on numpy
 arrays, one Python thread per table: that is how CI proves this path without a GPU (slowly: use a
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -35,29 +36,59 @@ def available() -> bool:
     return simulated() or cuda.is_available()
 
 
+#: the rule files, each after those it imports from (``program/loops.py`` is the CPU's alone)
+RULE_FILES = ("draws", "round", "tick", "view")
+PACKAGE = "quatro_env.batched.program"
+
+
 @cache
-def load_program() -> ModuleType:
-    """``program.py`` compiled for the GPU: the same source, with numba-cuda's device decorator."""
-    path = Path(__file__).with_name("program.py")
-    spec = importlib.util.spec_from_file_location("quatro_env.batched._program_cuda", path)
-    module = importlib.util.module_from_spec(spec)
-    module.rule = cuda.jit(device=True)
+def load_program() -> SimpleNamespace:
+    """The rule files compiled for the GPU: the same sources, executed again while a ``target`` module
+    whose ``rule`` is numba-cuda's device decorator stands in for the CPU's. Each rule file imports its
+    siblings by name, so each is registered under its own name while the next ones execute; the CPU
+    modules are put back afterwards."""
+    target = ModuleType(f"{PACKAGE}.target")
+    target.rule = cuda.jit(device=True)
 
     @cuda.jit(device=True)
     def claim(counter):
         return cuda.atomic.add(counter, 0, 1)
 
-    module.claim = claim
-    spec.loader.exec_module(module)
-    return module
+    target.claim = claim
+    built = {target.__name__: target}
+    saved = {
+        name: sys.modules.get(name) for name in (target.__name__, *(f"{PACKAGE}.{f}" for f in RULE_FILES))
+    }
+    try:
+        sys.modules[target.__name__] = target
+        for stem in RULE_FILES:
+            name = f"{PACKAGE}.{stem}"
+            spec = importlib.util.spec_from_file_location(
+                name, Path(__file__).with_name("program") / f"{stem}.py"
+            )
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            built[name] = module
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+    return SimpleNamespace(**{name.rsplit(".", 1)[1]: module for name, module in built.items()})
 
 
 @cache
 def kernels() -> SimpleNamespace:
     """The launches, with the CPU loops' names and arguments (the engine calls either set)."""
     prog = load_program()
-    reset_table, check_table, tick_table = prog.reset_table, prog.check_table, prog.tick_table
-    encode_table, masks_table, sample_table = prog.encode_table, prog.masks_table, prog.sample_table
+    reset_table, check_table, tick_table = prog.round.reset_table, prog.tick.check_table, prog.tick.tick_table
+    encode_table, masks_table, sample_table = (
+        prog.view.encode_table,
+        prog.view.masks_table,
+        prog.view.sample_table,
+    )
 
     @cuda.jit
     def reset_kernel(rows, prm, sched, is_bot, S, V):

@@ -5,7 +5,7 @@ Same rules (Q1–Q28), same observation vectors (``ObservationEncoder``), same a
 the differential test ``tests/batched/differential.py`` proves it tick by tick against the
 reference engine. Design (see ``docs/batched.md``):
 
-* The rules are scalar programs over one table (``program.py``), run as numba loops over the
+* The rules are scalar programs over one table (``program/``), run as numba loops over the
   tables on the CPU (``backend="numba"``) or as one CUDA thread per table (``backend="cuda"``,
   ``cuda.py``). This class is the API shell around them: it owns the tensors, checks inputs,
   hands the programs views of the tensors and assembles the step's outputs.
@@ -295,9 +295,9 @@ class BatchedQuatroEngine:
 
     # ================================================================== the table programs (CPU, GPU)
     def _init_programs(self) -> None:
-        """Constants and work space of the table programs (``program.py``), looped over the tables on the
+        """Constants and work space of the table programs (``program/``), looped over the tables on the
         CPU (``numba``) or one GPU thread per table (``cuda``); the state stays in the tensors."""
-        from quatro_env.batched import program as nb
+        from quatro_env.batched.program import layout as nb
 
         self._nb_prog = nb
         gpu = self.device.type == "cuda"
@@ -306,7 +306,9 @@ class BatchedQuatroEngine:
 
             self._nb = nb_cuda.kernels()
         else:
-            self._nb = nb
+            from quatro_env.batched.program import loops
+
+            self._nb = loops
         if gpu:  # device views of the tensors, constants copied to the device once
             from numba import cuda
 
@@ -551,7 +553,7 @@ class BatchedQuatroEngine:
 
 
 _EVENT_NAMES = tuple(f.name for f in schema.EVENTS)
-#: the backends that run ``program.py``: its CPU loops, or its CUDA kernels (``cuda.py``)
+#: the backends that run ``program/``: its CPU loops, or its CUDA kernels (``cuda.py``)
 _PROGRAM_BACKENDS = ("numba", "cuda")
 
 

@@ -1,4 +1,4 @@
-"""The GPU path (``backend="cuda"``): program.py's table programs as CUDA kernels, proven like the CPU loops.
+"""The GPU path (``backend="cuda"``): the table programs as CUDA kernels, proven like the CPU loops.
 
 Without a GPU, numba's CUDA simulator runs the very kernels on the CPU (one Python thread per table),
 in a child process because numba picks the simulator when it is first imported.

@@ -53,7 +53,7 @@ def test_constants_are_the_reference_enums():
     kinds = {name: getattr(constants, name) for name in dir(constants) if name.startswith("K_")}
     assert sorted(kinds.values()) == [int(k) for k in ActionKind]
     pytest.importorskip("numba")
-    from quatro_env.batched import program as nb
+    from quatro_env.batched.program import layout as nb
 
     names = [name for block in make_blocks(6) for name, _ in block.fields]
     assert tuple(names) == nb.OBS_FIELDS and len(names) == nb.NUM_OFFS

@@ -1,0 +1,84 @@
+"""The CPU loops never load stale machine code from numba's on-disk cache.
+
+numba checks a cached function against its own file only, and the loops inline rules from the other
+files of ``program/``. So each loop closes over the digest of those files (``loops.PROGRAM_DIGEST``),
+and numba hashes a closure's values into the cache key. Both halves are pinned here: the loops carry
+the digest of the files as they are now, and, on a two-file example, an edited callee is recompiled
+instead of loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+
+def test_every_loop_closes_over_the_digest_of_every_rule_file():
+    from quatro_env.batched.program import loops
+
+    package = Path(loops.__file__).parent
+    files = sorted(p for p in package.glob("*.py") if p.name != "loops.py")
+    assert [p.name for p in loops.PROGRAM_FILES] == [p.name for p in files]
+    assert {"draws.py", "round.py", "tick.py", "view.py", "target.py", "layout.py"} <= {p.name for p in files}
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+    assert digest == loops.PROGRAM_DIGEST
+    key = int(digest[:15], 16)
+    for name in (
+        "reset_rows",
+        "check_actions",
+        "tick_all",
+        "encode",
+        "compute_masks",
+        "sample",
+        "copy_rows_not",
+    ):
+        cells = getattr(loops, name).py_func.__closure__ or ()
+        assert key in [c.cell_contents for c in cells], name
+
+
+RULES = "from numba import njit\n\n\n@njit(cache=True, inline='always')\ndef rule(x):\n    return x + {k}\n"
+LOOPS = textwrap.dedent(
+    """
+    import hashlib, pathlib
+    import numpy as np
+    from numba import njit
+    from rules import rule
+
+    DIGEST = hashlib.sha256(pathlib.Path(__file__).with_name("rules.py").read_bytes()).hexdigest()
+
+    def _build(key):
+        @njit(cache=True)
+        def loop(a):
+            _ = key
+            for i in range(a.shape[0]):
+                a[i] = rule(a[i])
+        return loop
+
+    loop = _build(int(DIGEST[:15], 16))
+    a = np.zeros(2, np.int64)
+    loop(a)
+    print(int(a[0]), sum(loop.stats.cache_hits.values()))
+    """
+)
+
+
+def test_an_edited_callee_in_another_file_is_recompiled_not_loaded_stale(tmp_path: Path):
+    (tmp_path / "loops.py").write_text(LOOPS)
+
+    def run(k: int) -> tuple[int, int]:
+        (tmp_path / "rules.py").write_text(RULES.format(k=k))
+        out = subprocess.run(
+            [sys.executable, "loops.py"], cwd=tmp_path, capture_output=True, text=True, check=True
+        ).stdout.split()
+        return int(out[0]), int(out[1])
+
+    assert run(1) == (1, 0)  # compiled and cached
+    assert run(1) == (1, 1)  # loaded from the cache
+    assert run(2) == (2, 0)  # the callee changed: compiled again, not the stale (1)
