@@ -26,7 +26,11 @@ PROGRAM_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in PROGRAM_FILES))
 
 def _build(key: int) -> SimpleNamespace:
     """The loops, compiled with ``key`` (the digest) in their cache key."""
-    loop = njit(cache=True, _nrt=False)
+    built = {}
+
+    def loop(function):
+        built[function.__name__] = njit(cache=True, _nrt=False)(function)
+        return built[function.__name__]
 
     @loop
     def reset_rows(rows, prm, sched, is_bot, S, V):
@@ -88,15 +92,7 @@ def _build(key: int) -> SimpleNamespace:
                     for j in range(src.shape[2]):
                         dst[b, i, j] = src[b, i, j]
 
-    return SimpleNamespace(
-        reset_rows=reset_rows,
-        check_actions=check_actions,
-        tick_all=tick_all,
-        encode=encode,
-        compute_masks=compute_masks,
-        sample=sample,
-        copy_rows_not=copy_rows_not,
-    )
+    return SimpleNamespace(**built)
 
 
 _loops = _build(int(PROGRAM_DIGEST[:15], 16))
