@@ -29,6 +29,7 @@ def main() -> None:
     p.add_argument("--matches", type=int, nargs="+", default=[200, 600])
     p.add_argument("--fit-seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--large-seeds", type=int, nargs="+", default=[0], help="fit seeds above 200 matches")
+    p.add_argument("--out", type=Path, default=OUT, help=f"the JSON written (default {OUT.name})")
     args = p.parse_args()
     rows = []
     for policy in args.policies:
@@ -56,7 +57,13 @@ def main() -> None:
     command += (
         f" --matches {' '.join(map(str, args.matches))} --fit-seeds {' '.join(map(str, args.fit_seeds))}"
     )
-    OUT.write_text(json.dumps({"command": command, "rows": rows}, indent=1) + "\n")
+    if args.large_seeds != [0]:
+        command += f" --large-seeds {' '.join(map(str, args.large_seeds))}"
+    if args.out.resolve() != OUT.resolve():
+        root = OUT.parents[3]
+        out = args.out.resolve()
+        command += f" --out {out.relative_to(root) if out.is_relative_to(root) else out}"
+    args.out.write_text(json.dumps({"command": command, "rows": rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ def _play(bot: str, ticks: int = 1500, seed: int = 0, **config):
         "cover",
         "cover:beats=1",
         "cover:partner_delay=2",
+        "cover:split=true",
         "cover:beat=false",
         "cover:beat=false,pulse_timing=true",
         "shout",
@@ -177,3 +178,60 @@ def test_cover_and_shout_are_registered():
     from quatro_env.bots import CoverBot, ShoutBot
 
     assert BOT_POLICIES["cover"] is CoverBot and BOT_POLICIES["shout"] is ShoutBot
+
+
+def test_keyed_split_gives_the_two_members_complementary_halves_an_opponent_cannot_assign():
+    """``split``: each beat the center is split into two pairs of slots by the two last pulse emojis and
+    the team sign; both members compute the same split (complementary halves), and without the sign
+    every assignment of slots to members stays possible (over the 24 signs each of the six appears)."""
+    from quatro_env.bots import CoverBot
+    from quatro_env.bots.cover import keyed_split
+    from quatro_env.quatro.cards import NUM_EMOJIS
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(4)
+    off = enc.offsets
+    for low, high, sign in ((3, 9, 0), (0, 1, 23), (5, 22, 11)):
+        halves = []
+        for me, partner in ((low, high), (high, low)):
+            bot = CoverBot(4, 0, split=True)
+            bot.new_round(np.zeros(enc.obs_dim, np.uint8))
+            obs = np.zeros(enc.obs_dim, np.uint8)
+            obs[off["self.sign"] + sign] = 1
+            obs[off["seat[0].pulse_emoji"] + me] = 1
+            obs[off["seat[2].pulse_emoji"] + partner] = 1
+            halves.append(bot._my_half(obs))
+        assert sorted(halves[0] + halves[1]) == [0, 1, 2, 3], halves
+        assert halves[0] == keyed_split(low, high, sign)[0]
+    for low in range(NUM_EMOJIS):
+        for high in range(low + 1, NUM_EMOJIS):
+            seen = {keyed_split(low, high, sign) for sign in range(NUM_EMOJIS)}
+            assert len(seen) == 6, (low, high, seen)
+
+
+def test_cover_split_members_do_not_refuse_each_others_swaps_and_miss_few_beats():
+    """With the split, the two members' swaps (made in the same tick) use disjoint slots, so one is
+    refused by the other's (Q14) only on a completing exchange into the partner's half or before the
+    first split; a beat is missed almost only when an opponent earlier in the tick took the slot."""
+    exchanges = by_partner = pulses_after_first = exchanged_on_pulse = 0
+    for seed in range(3):
+        _, rows = _play("cover:split=true", seed=seed)
+        seen: set[int] = set()
+        for _, events, _, _, _ in rows:
+            changed: dict[int, int] = {}
+            for ev in events:
+                if ev.kind == "exchange":
+                    changed.setdefault(ev.data["center_slot"], ev.seat)
+                    exchanges += ev.seat in CODERS
+                if ev.kind == "exchange_rejected" and ev.seat in CODERS:
+                    by_partner += changed.get(ev.data["center_slot"]) in CODERS
+            for s in CODERS:
+                if any(ev.kind == "pulse" and ev.seat == s for ev in events):
+                    if s in seen:
+                        pulses_after_first += 1
+                        exchanged_on_pulse += any(ev.kind == "exchange" and ev.seat == s for ev in events)
+                    seen.add(s)
+            if any(ev.kind in ("round_end", "blank_round", "call") for ev in events):
+                seen.clear()
+    assert exchanges > 100 and by_partner <= 0.01 * exchanges, (by_partner, exchanges)
+    assert exchanged_on_pulse >= 0.93 * pulses_after_first, (exchanged_on_pulse, pulses_after_first)
