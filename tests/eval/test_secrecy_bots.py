@@ -235,3 +235,20 @@ def test_cover_split_members_do_not_refuse_each_others_swaps_and_miss_few_beats(
                 seen.clear()
     assert exchanges > 100 and by_partner <= 0.01 * exchanges, (by_partner, exchanges)
     assert exchanged_on_pulse >= 0.93 * pulses_after_first, (exchanged_on_pulse, pulses_after_first)
+
+
+def test_cover_beats_script_counts_the_misses_the_split_removes():
+    """``scripts/cover_beats.py`` on a few of the frontier's matches: the default cover's members are
+    refused by each other's swaps and miss beats; the keyed split misses fewer, refused by opponents."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    count = importlib.import_module("cover_beats").count_beats
+    default, split = count("cover", 12, 0), count("cover:split=true", 12, 0)
+    assert default["non_holder_beats"] > 30 and split["non_holder_beats"] > 30, (default, split)
+    assert default["refused_by_partner"] > 3 * max(split["refused_by_partner"], 1), (default, split)
+    assert split["non_holder_beats_missed"] < default["non_holder_beats_missed"], (default, split)
