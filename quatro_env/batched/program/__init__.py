@@ -17,5 +17,8 @@ one per table on the GPU.
 
 The tensors arrive as the namedtuples of ``schema.py`` (``S``: State, ``V``: Events, ``R``: Results,
 ``REC``: Draws), so every field is read by its declared name (``S.hands[b, s, j]``). Phases, action
-kinds, call kinds and the host seat are the reference's (``constants.py``).
+kinds, call kinds and the host seat are the reference's (``constants.py``). The rule files read the
+constants as ``C.PLAY``, ``C.K_EXCHANGE`` (``from quatro_env.batched import constants as C``) and the
+layout as ``L.I_N``, ``L.O_HAND`` (``layout as L``): where each name comes from shows where it is used,
+and numba reads a module's attributes as compile-time constants, like plain globals.
 """

@@ -8,28 +8,12 @@ name, into locals once at the top of each function.
 
 from __future__ import annotations
 
-from quatro_env.batched.constants import (
-    NONE_CALL,
-    OVER,
-    P_DEAL,
-    P_Q5,
-    PAUSE,
-    PLAY,
-    SIGN,
-)
+from quatro_env.batched import constants as C
+from quatro_env.batched.program import layout as L
 from quatro_env.batched.program.draws import (
     _has_triple,
     _perm,
     table_key,
-)
-from quatro_env.batched.program.layout import (
-    I_DECK,
-    I_N,
-    I_PAUSE,
-    I_POINTS_TO_WIN,
-    I_RECORD,
-    I_SIGN_PHASE,
-    I_T,
 )
 from quatro_env.batched.program.target import claim, rule
 
@@ -46,12 +30,12 @@ def _deal(b, prm, S, V, REC, W, slot):
     ev_replaced = V.ev_replaced
     rec_deal, rec_deal_flag, rec_q5_count, rec_q5_rows = REC.deal, REC.deal_flag, REC.q5_count, REC.q5_rows
     rec_q5 = REC.q5
-    n = prm[I_N]
-    deck = prm[I_DECK]
+    n = prm[L.I_N]
+    deck = prm[L.I_DECK]
     u, perm = W.deal_draws[slot], W.deal_perm[slot]
     u8, p8, pool = W.q5_draws[slot], W.q5_perm[slot], W.q5_pool[slot]
-    _perm(key[b], tick[b], P_DEAL, deck, u, perm)
-    record = prm[I_RECORD] != 0
+    _perm(key[b], tick[b], C.P_DEAL, deck, u, perm)
+    record = prm[L.I_RECORD] != 0
     if record:
         for i in range(deck):
             rec_deal[b, i] = perm[i]
@@ -67,7 +51,7 @@ def _deal(b, prm, S, V, REC, W, slot):
         ev_replaced[b, s] = True
         it = 0
         while _has_triple(hands, b, s):
-            _perm(key[b], tick[b], P_Q5 + it * 8 + s, 8, u8, p8)
+            _perm(key[b], tick[b], C.P_Q5 + it * 8 + s, 8, u8, p8)
             if record:
                 row = claim(rec_q5_count)
                 if row < rec_q5_rows.shape[0]:
@@ -105,7 +89,7 @@ def _end_round(b, scoring, kind, caller, target, t, prm, S, V, R):
     phase_end, start_requested = S.phase_end, S.start_requested
     ev_released = V.ev_released
     points, round_ended, match_ended = R.points, R.round_ended, R.match_ended
-    n, T = prm[I_N], prm[I_T]
+    n, T = prm[L.I_N], prm[L.I_T]
     best = -1
     for tm in range(T):
         if scoring[tm]:
@@ -130,12 +114,12 @@ def _end_round(b, scoring, kind, caller, target, t, prm, S, V, R):
         call_scoring[b, tm] = scoring[tm]
     rounds_completed[b] += 1
     round_ended[b] = True
-    if best >= prm[I_POINTS_TO_WIN]:
+    if best >= prm[L.I_POINTS_TO_WIN]:
         match_ended[b] = True
-        phase[b] = OVER
+        phase[b] = C.OVER
     else:
-        phase[b] = PAUSE
-        phase_end[b] = t + prm[I_PAUSE]
+        phase[b] = C.PAUSE
+        phase_end[b] = t + prm[L.I_PAUSE]
         start_requested[b] = False
 
 
@@ -149,7 +133,7 @@ def _begin_sign_phase(b, start, prm, is_bot, S):
     next_proposal, start_requested, round_index = S.next_proposal, S.start_requested, S.round_index
     phase, phase_end, team_sign, call_scoring = S.phase, S.phase_end, S.team_sign, S.call_scoring
     center, call_kind, call_caller, call_target = S.center, S.call_kind, S.call_caller, S.call_target
-    n, T = prm[I_N], prm[I_T]
+    n, T = prm[L.I_N], prm[L.I_T]
     for s in range(n):
         floor[b, s] = False
         emoji[b, s] = -1
@@ -171,14 +155,14 @@ def _begin_sign_phase(b, start, prm, is_bot, S):
     next_proposal[b] = 0
     start_requested[b] = False
     round_index[b] += 1
-    phase[b] = SIGN
-    phase_end[b] = start + (prm[I_SIGN_PHASE] - 1)
+    phase[b] = C.SIGN
+    phase_end[b] = start + (prm[L.I_SIGN_PHASE] - 1)
     for tm in range(T):
         team_sign[b, tm] = -1
         call_scoring[b, tm] = False
     for j in range(4):
         center[b, j] = -1
-    call_kind[b] = NONE_CALL
+    call_kind[b] = C.NONE_CALL
     call_caller[b] = -1
     call_target[b] = -1
 
@@ -191,11 +175,11 @@ def _set_connected(b, s, on, is_bot, S, V):
     ev_released = V.ev_released
     if on:
         connected[b, s] = True
-        if is_bot[s] and phase[b] == SIGN:
+        if is_bot[s] and phase[b] == C.SIGN:
             ready[b, s] = True
     else:
         connected[b, s] = False
-        if floor[b, s] and phase[b] == PLAY:
+        if floor[b, s] and phase[b] == C.PLAY:
             ev_released[b, s] = True
             floor[b, s] = False
             emoji[b, s] = -1
@@ -244,7 +228,7 @@ def reset_table(b, prm, sched, is_bot, S, V):
     """A fresh match on table b (QuatroEngine.reset)."""
     key, seeds, episode, tick, scores = S.key, S.seeds, S.episode, S.tick, S.scores
     round_index, rounds_completed, connected = S.round_index, S.rounds_completed, S.connected
-    n, T = prm[I_N], prm[I_T]
+    n, T = prm[L.I_N], prm[L.I_T]
     key[b] = table_key(seeds[b], episode[b])
     tick[b] = 0
     for tm in range(T):

@@ -6,52 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from quatro_env.batched.constants import (
-    BLANK_CALL,
-    CONTRA_CALL,
-    K_CONTRA,
-    K_EMOJI,
-    K_EXCHANGE,
-    K_NO,
-    K_NOOP,
-    K_PROPOSE,
-    K_QUATRO,
-    K_READY,
-    K_RELEASE,
-    K_SIGN,
-    K_START,
-    K_TAKE,
-    K_YES,
-    NUM_EMOJIS,
-    OVER,
-    P_CONNECT,
-    P_ORDER,
-    P_SIGN,
-    PAUSE,
-    PLAY,
-    QUATRO_CALL,
-    SIGN,
-)
+from quatro_env.batched import constants as C
+from quatro_env.batched.program import layout as L
 from quatro_env.batched.program.draws import (
     _draws,
     _is_quartet,
     _perm,
-)
-from quatro_env.batched.program.layout import (
-    I_EPISODE_ROUND,
-    I_FCD,
-    I_GUARD,
-    I_MAX_ROUNDS,
-    I_N,
-    I_PULSE,
-    I_RECORD,
-    I_REMINDER,
-    I_ROUND,
-    I_T,
-    I_VOTE_INTERVAL,
-    I_VOTE_WINDOW,
-    I_XCD,
-    I_ZERO_SUM,
 )
 from quatro_env.batched.program.round import (
     _apply_schedule,
@@ -102,18 +62,18 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
     final_rounds = R.final_rounds
     rec_order, rec_sign, rec_sign_flag, rec_random = REC.order, REC.sign, REC.sign_flag, REC.random
     rec_random_flag = REC.random_flag
-    n, T = prm[I_N], prm[I_T]
+    n, T = prm[L.I_N], prm[L.I_T]
     p_off, p_on = fprm[0], fprm[1]
-    record = prm[I_RECORD] != 0
-    guard = prm[I_GUARD] != 0
-    zero_sum = prm[I_ZERO_SUM] != 0
+    record = prm[L.I_RECORD] != 0
+    guard = prm[L.I_GUARD] != 0
+    zero_sum = prm[L.I_ZERO_SUM] != 0
     has_schedule = sched.shape[0] > 0
-    d_xcd, d_fcd, d_vint, d_vwin = prm[I_XCD], prm[I_FCD], prm[I_VOTE_INTERVAL], prm[I_VOTE_WINDOW]
+    d_xcd, d_fcd, d_vint, d_vwin = prm[L.I_XCD], prm[L.I_FCD], prm[L.I_VOTE_INTERVAL], prm[L.I_VOTE_WINDOW]
     u, order, changed, scoring = W.u[slot], W.order[slot], W.changed[slot], W.scoring[slot]
     c0, per_seat = W.connected0[slot], W.per_seat[slot]
     _clear_events(b, n, V)
     t = np.int64(tick[b])
-    _perm(key[b], t, P_ORDER, n, u, order)
+    _perm(key[b], t, C.P_ORDER, n, u, order)
     for k in range(n):
         ev_pos[b, order[k]] = k + 1
         if record:
@@ -131,10 +91,10 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
         s = order[k]
         a = actions[b, s]
         kind = kind_of[a]
-        if kind == K_NOOP:
+        if kind == C.K_NOOP:
             continue
         arg = arg_of[a]
-        if kind == K_EXCHANGE:  # Q12–Q14
+        if kind == C.K_EXCHANGE:  # Q12–Q14
             h, c = arg >> 2, arg & 3
             if changed[c]:
                 ev_rejected[b, s] = c
@@ -149,30 +109,30 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
                 ev_taken[b, s] = taken >> 2
                 ev_placed[b, s] = placed >> 2
                 ev_act[b, s] = True
-        elif kind in (K_TAKE, K_RELEASE):  # Q15, Q17
-            floor[b, s] = kind == K_TAKE
+        elif kind in (C.K_TAKE, C.K_RELEASE):  # Q15, Q17
+            floor[b, s] = kind == C.K_TAKE
             emoji[b, s] = -1
             pulse_anchor[b, s] = -1
             next_floor[b, s] = t + d_fcd
-            if kind == K_TAKE:
+            if kind == C.K_TAKE:
                 ev_took[b, s] = True
             else:
                 ev_released[b, s] = True
             ev_act[b, s] = True
-        elif kind == K_EMOJI:
+        elif kind == C.K_EMOJI:
             emoji[b, s] = arg
             if pulse_anchor[b, s] < 0:
                 pulse_anchor[b, s] = t
-        elif kind == K_SIGN:  # Q7: the first teammate fixes it
+        elif kind == C.K_SIGN:  # Q7: the first teammate fixes it
             if team_sign[b, s % T] < 0:
                 team_sign[b, s % T] = arg
-        elif kind == K_READY:  # Q8
+        elif kind == C.K_READY:  # Q8
             ready[b, s] = True
             ev_act[b, s] = True
-        elif kind == K_START:  # Q11
+        elif kind == C.K_START:  # Q11
             start_requested[b] = True
             ev_act[b, s] = True
-        elif kind == K_PROPOSE:  # Q20, Q21
+        elif kind == C.K_PROPOSE:  # Q20, Q21
             if vote_open[b] or reshuffled[b]:
                 continue  # overtaken earlier in this tick: moot
             has_voters = False
@@ -192,11 +152,11 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
                 vote_deadline[b] = t + d_vwin
             else:
                 _reshuffle(b, prm, changed, S, V, REC, W, slot)
-        elif kind in (K_YES, K_NO):  # Q20: a "no" ends the vote at once
+        elif kind in (C.K_YES, C.K_NO):  # Q20: a "no" ends the vote at once
             if not vote_open[b]:
                 continue
             ev_act[b, s] = True
-            if kind == K_NO:
+            if kind == C.K_NO:
                 ev_vote[b, s] = 2
                 vote_open[b] = False
                 ev_vote_failed[b] = True
@@ -210,32 +170,32 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
                 if complete:
                     vote_open[b] = False
                     _reshuffle(b, prm, changed, S, V, REC, W, slot)
-        elif kind in (K_QUATRO, K_CONTRA):  # Q18, Q19
-            own = kind == K_QUATRO and guard and _is_quartet(hands, b, s)
+        elif kind in (C.K_QUATRO, C.K_CONTRA):  # Q18, Q19
+            own = kind == C.K_QUATRO and guard and _is_quartet(hands, b, s)
             if own and not (rem_open[b, s] < t and t <= rem_last[b, s]):
                 rem_open[b, s] = t  # held back: the reminder (Q18)
-                rem_last[b, s] = t + prm[I_REMINDER]
+                rem_last[b, s] = t + prm[L.I_REMINDER]
                 continue
             my_team = s % T
-            if kind == K_QUATRO:
+            if kind == C.K_QUATRO:
                 right = _is_quartet(hands, b, (s + T) % n)
                 for tm in range(T):
                     scoring[tm] = (tm == my_team) == right
                 target = -1
-                call = QUATRO_CALL
+                call = C.QUATRO_CALL
             else:
                 target = (my_team + arg) % T
                 right = _is_quartet(hands, b, target) or _is_quartet(hands, b, target + T)
                 for tm in range(T):
                     scoring[tm] = tm == my_team if right else tm == target
-                call = CONTRA_CALL
+                call = C.CONTRA_CALL
             ev_act[b, s] = True
             _end_round(b, scoring, call, s, target, t, prm, S, V, R)
 
     # ---- the clock
     ph = phase[b]
-    if ph == PLAY:
-        pulse = prm[I_PULSE]
+    if ph == C.PLAY:
+        pulse = prm[L.I_PULSE]
         for s in range(n):  # pulses (Q15)
             anchor = pulse_anchor[b, s]
             if floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
@@ -247,8 +207,8 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
         if t >= phase_end[b]:  # Q10: a blank round
             for tm in range(T):
                 scoring[tm] = False
-            _end_round(b, scoring, BLANK_CALL, -1, -1, t, prm, S, V, R)
-    elif ph == SIGN:
+            _end_round(b, scoring, C.BLANK_CALL, -1, -1, t, prm, S, V, R)
+    elif ph == C.SIGN:
         go = t >= phase_end[b]
         if not go:
             go = True
@@ -256,24 +216,24 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
                 if connected[b, s] and not ready[b, s]:
                     go = False
         if go:  # Q8: missing signs drawn, deal, the clock
-            _draws(key[b], t, P_SIGN, T, u)
+            _draws(key[b], t, C.P_SIGN, T, u)
             for tm in range(T):
                 need = team_sign[b, tm] < 0
                 if record:
-                    rec_sign[b, tm] = u[tm] % NUM_EMOJIS if need else -1
+                    rec_sign[b, tm] = u[tm] % C.NUM_EMOJIS if need else -1
                 if need:
-                    team_sign[b, tm] = u[tm] % NUM_EMOJIS
+                    team_sign[b, tm] = u[tm] % C.NUM_EMOJIS
             if record:
                 rec_sign_flag[b] = True
             _deal(b, prm, S, V, REC, W, slot)
-            phase[b] = PLAY
-            phase_end[b] = t + prm[I_ROUND]
-    elif ph == PAUSE and (start_requested[b] or t >= phase_end[b]):  # Q11
+            phase[b] = C.PLAY
+            phase_end[b] = t + prm[L.I_ROUND]
+    elif ph == C.PAUSE and (start_requested[b] or t >= phase_end[b]):  # Q11
         _begin_sign_phase(b, t + 1, prm, is_bot, S)
     tick[b] = t + 1
 
     # ---- between ticks (Q23): schedule, then random connection changes
-    if phase[b] != OVER:
+    if phase[b] != C.OVER:
         if has_schedule:
             _apply_schedule(b, t + 1, sched, is_bot, S, V)
         if p_off > 0 or p_on > 0:
@@ -283,7 +243,7 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
                     if not connected[b, s]:
                         drawn = True
             if drawn:
-                _draws(key[b], t + 1, P_CONNECT, n, u)
+                _draws(key[b], t + 1, C.P_CONNECT, n, u)
                 for s in range(n):
                     c0[s] = connected[b, s]
                 for s in range(n):
@@ -313,8 +273,8 @@ def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, R
             rewards[b, s] = share
         else:
             rewards[b, s] = per_seat[s]
-    te = match_ended[b] or (prm[I_EPISODE_ROUND] != 0 and round_ended[b])
-    tr = (not te) and round_ended[b] and rounds_completed[b] >= prm[I_MAX_ROUNDS]
+    te = match_ended[b] or (prm[L.I_EPISODE_ROUND] != 0 and round_ended[b])
+    tr = (not te) and round_ended[b] and rounds_completed[b] >= prm[L.I_MAX_ROUNDS]
     terminated[b] = te
     truncated[b] = tr
     done[b] = te or tr

@@ -6,91 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from quatro_env.batched.constants import (
-    CLIP,
-    HOST_SEAT,
-    K_CONTRA,
-    K_EMOJI,
-    K_EXCHANGE,
-    K_NO,
-    K_NOOP,
-    K_PROPOSE,
-    K_QUATRO,
-    K_READY,
-    K_RELEASE,
-    K_SIGN,
-    K_START,
-    K_TAKE,
-    K_YES,
-    NUM_KINDS,
-    OVER,
-    PAUSE,
-    PLAY,
-    SIGN,
-)
-from quatro_env.batched.program.layout import (
-    I_A,
-    I_G,
-    I_N,
-    I_P,
-    I_S0,
-    I_SB,
-    I_T,
-    I_T0,
-    I_TB,
-    I_V,
-    O_ACCUSED,
-    O_CALLER,
-    O_CENTER,
-    O_CONNECTED,
-    O_EMOJI,
-    O_EXCHANGE_SLOT,
-    O_EXCHANGE_WAIT,
-    O_EXCHANGED,
-    O_FLOOR,
-    O_FLOOR_WAIT,
-    O_HAND,
-    O_HAND_REPLACED,
-    O_LAST_CALL,
-    O_ORDER,
-    O_PHASE,
-    O_PHASE_LEFT,
-    O_PLACED,
-    O_PROPOSAL_WAIT,
-    O_PROPOSED,
-    O_PROPOSER,
-    O_PULSE_AGE,
-    O_PULSE_EMOJI,
-    O_READY,
-    O_REJECTED,
-    O_RELEASED,
-    O_REMINDER,
-    O_REMINDER_LEFT,
-    O_RESHUFFLE_USED,
-    O_RESHUFFLED,
-    O_REVEALED_HAND,
-    O_REVEALED_SIGN,
-    O_ROUND,
-    O_SAID_YES,
-    O_SCORE,
-    O_SCORED,
-    O_SIGN,
-    O_TAKEN,
-    O_TOOK,
-    O_VOTE_FAILED,
-    O_VOTE_LEFT,
-    O_VOTE_OPEN,
-    O_VOTED_NO,
-    O_VOTED_YES,
-    O_VOTER,
-)
+from quatro_env.batched import constants as C
+from quatro_env.batched.program import layout as L
 from quatro_env.batched.program.target import rule
 
 
 # ============================================================================ observations (Q26–Q28)
 @rule
 def _clip(x):
-    return 0 if x < 0 else (CLIP if x > CLIP else x)
+    return 0 if x < 0 else (C.CLIP if x > C.CLIP else x)
 
 
 @rule
@@ -114,8 +38,8 @@ def encode_table(b, obs, prm, offs, reveal_signs, S, V, W, slot):
     ev_slot, ev_taken, ev_placed, ev_act, ev_pos = V.ev_slot, V.ev_taken, V.ev_placed, V.ev_act, V.ev_pos
     ev_took, ev_released, ev_vote, ev_proposed = V.ev_took, V.ev_released, V.ev_vote, V.ev_proposed
     ev_replaced = V.ev_replaced
-    n, T, v = prm[I_N], prm[I_T], prm[I_V]
-    P, G, TB, SB, T0, S0 = prm[I_P], prm[I_G], prm[I_TB], prm[I_SB], prm[I_T0], prm[I_S0]
+    n, T, v = prm[L.I_N], prm[L.I_T], prm[L.I_V]
+    P, G, TB, SB, T0, S0 = prm[L.I_P], prm[L.I_G], prm[L.I_TB], prm[L.I_SB], prm[L.I_T0], prm[L.I_S0]
     TAB = n * P  # scratch layout: private blocks, table, teams twice, seats twice
     TM = TAB + G
     ST = TM + 2 * T * TB
@@ -123,8 +47,8 @@ def encode_table(b, obs, prm, offs, reveal_signs, S, V, W, slot):
     ob = obs[b]
     now = np.int64(tick[b])
     ph = phase[b]
-    play = ph == PLAY
-    revealed = ph in (PAUSE, OVER)
+    play = ph == C.PLAY
+    revealed = ph in (C.PAUSE, C.OVER)
     _zero(w, 0, TM + T * TB)
     _zero(w, ST, ST + n * SB)
     # ---- private blocks (Q26)
@@ -133,114 +57,114 @@ def encode_table(b, obs, prm, offs, reveal_signs, S, V, W, slot):
         for j in range(4):
             c = hands[b, s, j]
             if c >= 0:
-                w[PV + offs[O_HAND] + j * v + (c >> 2)] = 1
+                w[PV + offs[L.O_HAND] + j * v + (c >> 2)] = 1
         ts = team_sign[b, s % T]
         if ts >= 0:
-            w[PV + offs[O_SIGN] + ts] = 1
+            w[PV + offs[L.O_SIGN] + ts] = 1
         e = emoji[b, s]
         if e >= 0:
-            w[PV + offs[O_EMOJI] + e] = 1
+            w[PV + offs[L.O_EMOJI] + e] = 1
         rl = np.int64(rem_last[b, s])
         if rem_open[b, s] < now and now <= rl:
-            w[PV + offs[O_REMINDER]] = 1
-            w[PV + offs[O_REMINDER_LEFT]] = _clip(rl - now + 1)
+            w[PV + offs[L.O_REMINDER]] = 1
+            w[PV + offs[L.O_REMINDER_LEFT]] = _clip(rl - now + 1)
         r = ev_rejected[b, s]
         if r >= 0:
-            w[PV + offs[O_REJECTED] + r] = 1
+            w[PV + offs[L.O_REJECTED] + r] = 1
     # ---- table block (Q27)
-    w[TAB + offs[O_PHASE] + ph] = 1
-    if ph != OVER:
-        w[TAB + offs[O_PHASE_LEFT]] = _clip(np.int64(phase_end[b]) - now + 1)
-    w[TAB + offs[O_ROUND]] = _clip(np.int64(round_index[b]))
+    w[TAB + offs[L.O_PHASE] + ph] = 1
+    if ph != C.OVER:
+        w[TAB + offs[L.O_PHASE_LEFT]] = _clip(np.int64(phase_end[b]) - now + 1)
+    w[TAB + offs[L.O_ROUND]] = _clip(np.int64(round_index[b]))
     for j in range(4):
         c = center[b, j]
         if c >= 0:
-            w[TAB + offs[O_CENTER] + j * v + (c >> 2)] = 1
+            w[TAB + offs[L.O_CENTER] + j * v + (c >> 2)] = 1
     vo = vote_open[b]
     if vo:
-        w[TAB + offs[O_VOTE_OPEN]] = 1
-        w[TAB + offs[O_VOTE_LEFT]] = _clip(np.int64(vote_deadline[b]) - now + 1)
+        w[TAB + offs[L.O_VOTE_OPEN]] = 1
+        w[TAB + offs[L.O_VOTE_LEFT]] = _clip(np.int64(vote_deadline[b]) - now + 1)
     if reshuffled[b]:
-        w[TAB + offs[O_RESHUFFLE_USED]] = 1
+        w[TAB + offs[L.O_RESHUFFLE_USED]] = 1
     npr = np.int64(next_proposal[b])
     if play and npr > now:
-        w[TAB + offs[O_PROPOSAL_WAIT]] = _clip(npr - now)
+        w[TAB + offs[L.O_PROPOSAL_WAIT]] = _clip(npr - now)
     if ev_vote_failed[b]:
-        w[TAB + offs[O_VOTE_FAILED]] = 1
+        w[TAB + offs[L.O_VOTE_FAILED]] = 1
     if ev_reshuffled[b]:
-        w[TAB + offs[O_RESHUFFLED]] = 1
+        w[TAB + offs[L.O_RESHUFFLED]] = 1
     ck = call_kind[b]
     if ck >= 0:
-        w[TAB + offs[O_LAST_CALL] + ck] = 1
+        w[TAB + offs[L.O_LAST_CALL] + ck] = 1
     # ---- team blocks (absolute order, observer 0)
     for tm in range(T):
         o = TM + tm * TB
         sc = scores[b, tm]
-        w[o + offs[O_SCORE]] = sc if sc > 0 else 0
+        w[o + offs[L.O_SCORE]] = sc if sc > 0 else 0
         if call_target[b] == tm:
-            w[o + offs[O_ACCUSED]] = 1
+            w[o + offs[L.O_ACCUSED]] = 1
         if call_scoring[b, tm]:
-            w[o + offs[O_SCORED]] = 1
+            w[o + offs[L.O_SCORED]] = 1
         ts = team_sign[b, tm]
         if reveal_signs and revealed and ts >= 0:
-            w[o + offs[O_REVEALED_SIGN] + ts] = 1
+            w[o + offs[L.O_REVEALED_SIGN] + ts] = 1
     # ---- seat blocks (absolute order, observer 0)
     for s in range(n):
         o = ST + s * SB
         if connected[b, s]:
-            w[o + offs[O_CONNECTED]] = 1
+            w[o + offs[L.O_CONNECTED]] = 1
         if ready[b, s]:
-            w[o + offs[O_READY]] = 1
+            w[o + offs[L.O_READY]] = 1
         if play:
             if floor[b, s]:
-                w[o + offs[O_FLOOR]] = 1
-            w[o + offs[O_EXCHANGE_WAIT]] = _clip(np.int64(next_exchange[b, s]) - now)
-            w[o + offs[O_FLOOR_WAIT]] = _clip(np.int64(next_floor[b, s]) - now)
+                w[o + offs[L.O_FLOOR]] = 1
+            w[o + offs[L.O_EXCHANGE_WAIT]] = _clip(np.int64(next_exchange[b, s]) - now)
+            w[o + offs[L.O_FLOOR_WAIT]] = _clip(np.int64(next_floor[b, s]) - now)
         pe = pulse_emoji[b, s]
         if pe >= 0:
-            w[o + offs[O_PULSE_EMOJI] + pe] = 1
-            w[o + offs[O_PULSE_AGE]] = _clip(now - 1 - np.int64(pulse_tick[b, s]))
+            w[o + offs[L.O_PULSE_EMOJI] + pe] = 1
+            w[o + offs[L.O_PULSE_AGE]] = _clip(now - 1 - np.int64(pulse_tick[b, s]))
         else:
-            w[o + offs[O_PULSE_AGE]] = CLIP
+            w[o + offs[L.O_PULSE_AGE]] = C.CLIP
         sl = ev_slot[b, s]
         if sl >= 0:
-            w[o + offs[O_EXCHANGED]] = 1
-            w[o + offs[O_EXCHANGE_SLOT] + sl] = 1
+            w[o + offs[L.O_EXCHANGED]] = 1
+            w[o + offs[L.O_EXCHANGE_SLOT] + sl] = 1
         x = ev_taken[b, s]
         if x >= 0:
-            w[o + offs[O_TAKEN] + x] = 1
+            w[o + offs[L.O_TAKEN] + x] = 1
         x = ev_placed[b, s]
         if x >= 0:
-            w[o + offs[O_PLACED] + x] = 1
+            w[o + offs[L.O_PLACED] + x] = 1
         if ev_act[b, s]:
             x = ev_pos[b, s]
-            w[o + offs[O_ORDER]] = x if x > 0 else 0
+            w[o + offs[L.O_ORDER]] = x if x > 0 else 0
         if ev_took[b, s]:
-            w[o + offs[O_TOOK]] = 1
+            w[o + offs[L.O_TOOK]] = 1
         if ev_released[b, s]:
-            w[o + offs[O_RELEASED]] = 1
+            w[o + offs[L.O_RELEASED]] = 1
         x = ev_vote[b, s]
         if x == 1:
-            w[o + offs[O_VOTED_YES]] = 1
+            w[o + offs[L.O_VOTED_YES]] = 1
         elif x == 2:
-            w[o + offs[O_VOTED_NO]] = 1
+            w[o + offs[L.O_VOTED_NO]] = 1
         if ev_proposed[b, s]:
-            w[o + offs[O_PROPOSED]] = 1
+            w[o + offs[L.O_PROPOSED]] = 1
         if vo and voters[b, s]:
-            w[o + offs[O_VOTER]] = 1
+            w[o + offs[L.O_VOTER]] = 1
         if vo and yes[b, s]:
-            w[o + offs[O_SAID_YES]] = 1
+            w[o + offs[L.O_SAID_YES]] = 1
         if ev_replaced[b, s]:
-            w[o + offs[O_HAND_REPLACED]] = 1
+            w[o + offs[L.O_HAND_REPLACED]] = 1
         if vo and vote_proposer[b] == s:
-            w[o + offs[O_PROPOSER]] = 1
+            w[o + offs[L.O_PROPOSER]] = 1
         if call_caller[b] == s:
-            w[o + offs[O_CALLER]] = 1
+            w[o + offs[L.O_CALLER]] = 1
         if revealed:
             for j in range(4):
                 c = hands[b, s, j]
                 if c >= 0:
-                    w[o + offs[O_REVEALED_HAND] + j * v + (c >> 2)] = 1
+                    w[o + offs[L.O_REVEALED_HAND] + j * v + (c >> 2)] = 1
     # ---- every observer's row: own private block, the table, teams and seats from its own
     # (copies between views indexed from 0, which LLVM vectorises)
     tb, sb = T * TB, n * SB
@@ -277,32 +201,32 @@ def masks_table(b, masks, kind_legal, lut, prm, S):
     next_proposal, connected, floor, next_floor = S.next_proposal, S.connected, S.floor, S.next_floor
     next_exchange, team_sign, ready, voters, yes = S.next_exchange, S.team_sign, S.ready, S.voters, S.yes
     absent, start_requested = S.absent, S.start_requested
-    n, T, A = prm[I_N], prm[I_T], prm[I_A]
+    n, T, A = prm[L.I_N], prm[L.I_T], prm[L.I_A]
     ph = phase[b]
     now = tick[b]
-    play, sign, pause = ph == PLAY, ph == SIGN, ph == PAUSE
+    play, sign, pause = ph == C.PLAY, ph == C.SIGN, ph == C.PAUSE
     prop = play and not reshuffled[b] and not vote_open[b] and now >= next_proposal[b]
     for s in range(n):
         conn = connected[b, s]
         fl = floor[b, s]
         floor_ok = play and now >= next_floor[b, s] and conn
         kl = kind_legal[b, s]
-        kl[K_NOOP] = True
-        kl[K_EXCHANGE] = play and now >= next_exchange[b, s] and conn
-        kl[K_TAKE] = floor_ok and not fl
-        kl[K_RELEASE] = floor_ok and fl
-        kl[K_EMOJI] = play and fl and conn
-        kl[K_SIGN] = sign and team_sign[b, s % T] < 0 and conn
-        kl[K_READY] = sign and not ready[b, s] and conn
-        kl[K_QUATRO] = play and conn
-        kl[K_CONTRA] = play and conn
-        kl[K_PROPOSE] = prop and conn
+        kl[C.K_NOOP] = True
+        kl[C.K_EXCHANGE] = play and now >= next_exchange[b, s] and conn
+        kl[C.K_TAKE] = floor_ok and not fl
+        kl[C.K_RELEASE] = floor_ok and fl
+        kl[C.K_EMOJI] = play and fl and conn
+        kl[C.K_SIGN] = sign and team_sign[b, s % T] < 0 and conn
+        kl[C.K_READY] = sign and not ready[b, s] and conn
+        kl[C.K_QUATRO] = play and conn
+        kl[C.K_CONTRA] = play and conn
+        kl[C.K_PROPOSE] = prop and conn
         vote = play and vote_open[b] and voters[b, s] and not yes[b, s] and not absent[b, s] and conn
-        kl[K_YES] = vote
-        kl[K_NO] = vote
-        kl[K_START] = s == HOST_SEAT and pause and not start_requested[b] and conn
+        kl[C.K_YES] = vote
+        kl[C.K_NO] = vote
+        kl[C.K_START] = s == C.HOST_SEAT and pause and not start_requested[b] and conn
         code = 0
-        for k in range(NUM_KINDS):
+        for k in range(C.NUM_KINDS):
             if kl[k]:
                 code |= 1 << k
         row = masks[b, s]
