@@ -35,8 +35,10 @@ def main() -> None:
     p.add_argument("policies", nargs="+")
     p.add_argument("--matches", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, default=OUT, help=f"the JSON kept (default {OUT.name})")
     args = p.parse_args()
-    done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
+    out = args.out
+    done = json.loads(out.read_text()) if out.exists() else {"rows": []}
     have = {(r["policy"], r["variant"]) for r in done["rows"]}
     for policy in args.policies:
         runner = match_runner(policy)
@@ -65,7 +67,9 @@ def main() -> None:
             )
             done["rows"].append(row)
             done["command"] = f"OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches {args.matches}"
-            OUT.write_text(json.dumps(done, indent=1) + "\n")
+            if out.resolve() != OUT.resolve():
+                done["command"] += f" --out {out}"
+            out.write_text(json.dumps(done, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -67,7 +67,8 @@ class CoverBot(HonestBot):
     the team sign (:func:`keyed_split`), and neutral swaps avoid the values the partner and the
     opponents have been taking. It cuts the beats a member misses because a swap earlier in the tick
     took its slot (Q14; a completing exchange never misses, so a miss marks a certain non-holder) from
-    about 16 % to about 5 %, at some cost in collection speed.
+    16 % to 6 %, and with them what Eve reads from the resolution order (0.65 to 0.58 on 600 matches);
+    what she reads from the values exchanged (0.74) it leaves as it was.
 
     ``beat=False`` is the channel-only cover (exchanges whenever the collector has one; the sign at the
     holder's *next* pulse), kept to measure what the exchange cover buys; its ``pulse_timing`` holds
