@@ -122,7 +122,8 @@ class CoverBot(HonestBot):
     def play(self, obs: np.ndarray, mask: np.ndarray) -> int:
         sign = self.view.sign(obs)
         self._track_own_pulses(obs)
-        self._track_exchanges(obs)
+        if self.split:  # only the split's neutral swaps read the counts
+            self._track_exchanges(obs)
         if sign is None:
             return self.collect(obs, mask)
         return self._play_beat(obs, mask, sign) if self.beat else self._play_channel(obs, mask, sign)
