@@ -3,7 +3,9 @@
 Plays ``--matches`` matches of each policy against ``counter`` (the frontier's config) once, then
 fits Eve and Bob on the same matches with Eve's columns of each group set zeroed
 (:data:`quatro_env.eval.secrecy.INPUT_GROUPS`: the channel, the exchanges, the resolution order).
-Bob keeps his extra inputs (the partner's private block and the key) in every variant. Results go to
+Bob keeps his extra inputs (the partner's private block and the key) in every variant. Each variant
+is fitted with the fixed recipe (``FIXED``: all its inputs, eight epochs, no selection), so a row
+says what that one view reads; the yardstick itself chooses among views (``secrecy.measure``). Results go to
 ``docs/results/secrecy/ablation.json`` (one row per policy and variant; a row already there is kept).
 
     OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches 200 cover:beat=false cover
@@ -21,6 +23,7 @@ from secrecy_frontier import match_runner  # scripts/ is on the path when this f
 from quatro_env.eval import secrecy as S
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "ablation.json"
+FIXED = S.FitConfig(max_epochs=8, select_folds=0, views=("all",))
 VARIANTS = {
     "all inputs": (),
     "channel only (no exchanges, no order)": ("exchanges", "order"),
@@ -48,7 +51,7 @@ def main() -> None:
             if (policy, variant) in have:
                 continue
             t0 = time.perf_counter()
-            m = S.measure(S.without(data, groups, 4), seed=args.seed)
+            m = S.measure(S.without(data, groups, 4), seed=args.seed, fit=FIXED)
             row = {
                 "policy": policy,
                 "variant": variant,

@@ -100,6 +100,8 @@ def main() -> None:
             f"{s['bob_tm_auc']} gap {s['gap']} {s['gap_ci95']} ({row['wall_seconds']} s)",
             flush=True,
         )
+        if path.exists():  # re-read: another process may have added rows meanwhile (runs can share the file)
+            done = json.loads(path.read_text())
         at = [i for i, r in enumerate(done["rows"]) if r["policy"] == policy]
         if at:  # --redo: the row keeps its place in the table
             done["rows"][at[0]] = row

@@ -174,15 +174,23 @@ def _interval(ci: list | None) -> str:
     return "—" if not ci or ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
+def _chosen_views(s: dict[str, Any]) -> str:
+    if not s.get("selection"):
+        return "—"
+    return f"{s['eve_view']} ({s['epochs']['eve']}) / {s['bob_view']} ({s['epochs']['bob']})"
+
+
 def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]] | None = None) -> str:
     """The Eve/Bob table of ``scripts/secrecy_frontier.py``: one row per policy (its matches against
     counter), time-matched AUCs with their bootstrap intervals, the gap, the plain and clock AUCs,
+    the view and epochs each decoder was chosen with (``—`` for rows measured before the choice),
     and the best response's win rate where one was trained."""
     exploit = exploit or {}
     lines = [
         "| policy | win vs counter [95% CI] | Eve tm-AUC [CI] | Bob tm-AUC [CI] | gap Bob − Eve [CI] "
-        "| Eve / Bob / clock AUC | sign coverage | rows (matches) | best response wins [CI] |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| Eve's / Bob's view (epochs) | Eve / Bob / clock AUC | sign coverage | rows (matches) "
+        "| best response wins [CI] |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         s = r["secrecy"]
@@ -192,7 +200,7 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
             f"| {r['policy']} | {_ci(r['win_rate_vs_counter'], r['win_ci95'])} "
             f"| {_f(s['eve_tm_auc'])} {_interval(s.get('eve_tm_ci95'))} "
             f"| {_f(s['bob_tm_auc'])} {_interval(s.get('bob_tm_ci95'))} "
-            f"| {_f(s['gap'])} {_interval(s['gap_ci95'])} "
+            f"| {_f(s['gap'])} {_interval(s['gap_ci95'])} | {_chosen_views(s)} "
             f"| {_f(s['eve_auc'])} / {_f(s['bob_auc'])} / {_f(s['clock_auc'])} "
             f"| {_f(s['sign_coverage'])} | {s['rows']} ({s['matches']}) | {br} |"
         )

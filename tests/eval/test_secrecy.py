@@ -136,6 +136,57 @@ def test_measure_reports_every_field_and_bob_never_reads_less_than_eve_on_honest
     assert lo <= out["gap"] <= hi
 
 
+def _honest_vs_counter(matches: int):
+    cfg = QuatroConfig(num_players=4, **CFG)
+    runner = MatchRunner(cfg, [as_policy("honest"), as_policy("counter")], max_rounds=4)
+    return S.decoder_data([runner.play(m, 0, record_views=True) for m in range(matches)], 0, 4)
+
+
+def test_the_choice_of_view_and_epochs_never_sees_the_held_out_matches():
+    """Eve's and Bob's views and epochs are chosen on training matches only: inverting every label of
+    the held-out matches changes their scores, never the choice; and Bob's choice reads at least what
+    Eve's does on the selection matches (Eve's own decoder is one of his candidates)."""
+    data = _honest_vs_counter(24)
+    fit = S.FitConfig(max_epochs=3)
+    out = S.measure(data, seed=0, fit=fit, bootstrap=20)
+    test = S.held_out_matches(np.unique(data.match), 0)
+    flipped = S.DecoderData(
+        data.eve,
+        data.extra,
+        [~y if m in test else y for y, m in zip(data.y, data.match, strict=True)],
+        data.tick,
+        data.sign,
+        data.match,
+        data.keyed,
+    )
+    other = S.measure(flipped, seed=0, fit=fit, bootstrap=20)
+    for key in ("eve_view", "bob_view", "epochs", "selection"):
+        assert other[key] == out[key], key
+    assert other["eve_tm_auc"] != out["eve_tm_auc"]  # the held-out labels do reach the score
+    sel = out["selection"]
+    assert set(sel["eve"]) == set(S.VIEWS) and S.EVES_DECODER in sel["bob"]
+    assert sel["bob"][out["bob_view"]][0] >= sel["eve"][out["eve_view"]][0]
+    assert out["eve_view"] in S.VIEWS and 1 <= out["epochs"]["eve"] <= 3
+
+
+def test_the_fixed_recipe_and_bad_fit_configs():
+    """``select_folds=0`` is the fixed recipe (all inputs, every epoch, no choice); a config that
+    cannot be chosen from is refused with the field named."""
+    out = S.measure(
+        _honest_vs_counter(12),
+        seed=0,
+        fit=S.FitConfig(max_epochs=2, select_folds=0, views=("all",)),
+        bootstrap=20,
+    )
+    assert out["selection"] is None and out["eve_view"] == "all" and out["epochs"] == {"eve": 2, "bob": 2}
+    with pytest.raises(ValueError, match="views"):
+        S.FitConfig(views=("all", "clock"))
+    with pytest.raises(ValueError, match="views"):
+        S.FitConfig(select_folds=0)
+    with pytest.raises(ValueError, match="select_folds"):
+        S.FitConfig(select_folds=1)
+
+
 def test_quatro_eval_decoders_fill_the_secrecy_block(tmp_path):
     import json
 
@@ -207,3 +258,22 @@ def test_the_scale_cover_exchange_cover_hides_the_quartet_from_eve_not_from_bob(
     assert cover["eve_tm_auc"] <= channel_only["eve_tm_auc"] - 0.15, out
     assert cover["bob_tm_auc"] >= 0.85 and cover["gap"] >= 0.3, out
     assert split["bob_tm_auc"] >= 0.85 and split["gap"] >= 0.3, out
+
+
+def test_the_secrecy_table_names_each_decoders_chosen_view():
+    """The frontier's table says which view and epochs Eve and Bob were chosen with, and ``—`` for a
+    row measured with the fixed recipe (no choice)."""
+    from quatro_env.eval.report import secrecy_table
+
+    base = {"eve_tm_auc": 0.6, "bob_tm_auc": 0.9, "gap": 0.3, "gap_ci95": [0.2, 0.4], "eve_auc": 0.9}
+    base |= {"bob_auc": 0.95, "clock_auc": 0.8, "sign_coverage": 1.0, "rows": 10, "matches": 4}
+    chosen = base | {"selection": {"folds": 3}, "eve_view": "no channel", "bob_view": S.EVES_DECODER}
+    chosen |= {"epochs": {"eve": 5, "bob": 5}}
+    rows = [
+        {"policy": p, "win_rate_vs_counter": 0.1, "win_ci95": [0.0, 0.2], "secrecy": s}
+        for p, s in (("fixed", base | {"selection": None}), ("chosen", chosen))
+    ]
+    table = secrecy_table(rows).splitlines()
+    assert "Eve's / Bob's view (epochs)" in table[0]
+    assert "| no channel (5) / Eve's decoder (5) |" in table[3]
+    assert table[2].split("|")[6].strip() == "—"
