@@ -47,7 +47,9 @@ def main() -> None:
                         "fit_seed": seed,
                         "quartet_rows": int(sum(y.sum() for y in data.y)),
                         **{
-                            k: m[k] for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap")
+                            k: m[k]
+                            for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap")
+                            + ("eve_view", "bob_view", "epochs", "selection")
                         },
                         "wall_seconds": round(time.perf_counter() - t0, 1),
                     }

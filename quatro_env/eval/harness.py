@@ -80,8 +80,8 @@ def evaluate(
     """Play ``matches`` matches of one line-up: ``policies[k]`` plays one team (``num_players / 2``
     policies; any mix of bot names, checkpoints, callables — see :func:`as_policy`). Seats rotate
     between matches. The first ``probe_matches`` matches feed the secrecy probe, and with
-    ``decoders`` also the Eve/Bob decoders (:mod:`quatro_env.eval.secrecy`; about a minute per team
-    on 200 matches)."""
+    ``decoders`` also the Eve/Bob decoders (:mod:`quatro_env.eval.secrecy`; 2 to 10 minutes per
+    team on 200 matches on one core: each decoder is chosen by cross-validation among 4 views)."""
     cfg = make_config(config)
     specs = [as_policy(p) for p in policies]
     t0 = time.perf_counter()
