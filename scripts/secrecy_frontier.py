@@ -30,6 +30,8 @@ OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
 #: the order is the order of measurement: the references of the scale and ppo_4p first
 FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
 BOTS = ("honest", "cover", "cover:beat=false", "shout", "counter", "decoy", "eavesdropper", "collector")
+#: the ladder's other rungs, measured last: they seldom or never hold a quartet (no decoder row then)
+LADDER_REST = ("random", "random_caller", "listener")
 
 
 def match_runner(policy: str, opponent: str = "counter") -> MatchRunner:
@@ -45,8 +47,15 @@ def checkpoints() -> list[str]:
     return sorted(shipped_checkpoints())
 
 
+def players_of(policy: str) -> int:
+    """A shipped checkpoint's table size (``ppo_6p``, ``ppo_6p_league``: 6); a bot's is 4."""
+    from baselines.policy import load_policy_file, shipped_checkpoints
+
+    return int(load_policy_file(policy)["num_players"]) if policy in shipped_checkpoints() else 4
+
+
 def measure(policy: str, matches: int, seed: int, workers: int = 2) -> dict:
-    players = 6 if policy.endswith("_6p") else 4
+    players = players_of(policy)
     lineup = [policy] + ["counter"] * (players // 2 - 1)
     t0 = time.perf_counter()
     report = evaluate(
@@ -89,7 +98,7 @@ def main() -> None:
     path = OUT / "secrecy.json"
     done = json.loads(path.read_text()) if path.exists() else {"rows": []}
     have = {r["policy"] for r in done["rows"]}
-    order = list(dict.fromkeys([*FIRST, *BOTS, *checkpoints()]))
+    order = list(dict.fromkeys([*FIRST, *BOTS, *checkpoints(), *LADDER_REST]))
     for policy in args.only or order:
         if policy in have and not args.redo:
             continue
