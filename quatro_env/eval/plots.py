@@ -145,11 +145,11 @@ def secrecy_frontier(
     with the 95 % intervals of both."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.2, 5.0))
-    for k, r in enumerate(rows):
+    plotted = [r for r in rows if r["secrecy"].get("gap") is not None]  # rows without quartets: no gap
+    for k, r in enumerate(plotted):
         s = r["secrecy"]
-        if s.get("gap") is None:
-            continue
         color = plt.get_cmap("tab20")(k % 20)  # more policies than the ten default colours
+        marker = "o" if r["policy"].startswith("ppo_") else "s"  # trained checkpoints / scripted bots
         gap, (glo, ghi) = s["gap"], s["gap_ci95"]
         w, (wlo, whi) = r["win_rate_vs_counter"], r["win_ci95"]
         ax.errorbar(
@@ -157,7 +157,7 @@ def secrecy_frontier(
             w,
             xerr=[[gap - glo], [ghi - gap]],
             yerr=[[w - wlo], [whi - w]],
-            fmt="o",
+            fmt=marker,
             color=color,
             capsize=3,
             label=r["policy"],
@@ -166,10 +166,17 @@ def secrecy_frontier(
         if e is not None:
             b, (blo, bhi) = 1 - e["win_rate"], e["win_ci95"]  # the policy's win rate = 1 - the BR's
             ax.errorbar(
-                gap, b, yerr=[[b - (1 - bhi)], [(1 - blo) - b]], fmt="o", mfc="none", color=color, capsize=3
+                gap,
+                b,
+                yerr=[[b - (1 - bhi)], [(1 - blo) - b]],
+                fmt=marker,
+                mfc="none",
+                color=color,
+                capsize=3,
             )
     # one legend entry for every hollow point (labels beside each point overlapped where gaps are close)
     ax.plot([], [], "o", mfc="none", color="grey", label="hollow: vs its best response")
+    ax.plot([], [], "s", color="grey", label="square: scripted bot; circle: trained")
     ax.axvline(0, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("secrecy gap: Bob − Eve, time-matched AUC (95% match-bootstrap CI)")
     ax.set_ylabel("match win rate (95% Wilson CI)")

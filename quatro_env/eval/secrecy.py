@@ -392,15 +392,15 @@ def _view(data: DecoderData, name: str, num_players: int) -> DecoderData:
     return without(data, VIEWS[name], num_players) if VIEWS[name] else data
 
 
-def cross_validate(
+def cv_curves(
     candidates: dict[str, list[np.ndarray]],
     data: DecoderData,
     train: np.ndarray,
     seed: int,
     fit: FitConfig,
-) -> dict[str, tuple[float, int]]:
-    """``{candidate: (best mean AUC over the folds, its epoch)}``, the folds drawn by match from the
-    ``train`` sequences only (ties keep the earlier epoch)."""
+) -> dict[str, np.ndarray]:
+    """``{candidate: [max_epochs] mean time-matched AUC over the folds after each epoch}``, the folds
+    drawn by match from the ``train`` sequences only (NaN where no fold had both classes)."""
     matches = np.unique(data.match[train])
     fold_of = dict(
         zip(
@@ -416,11 +416,22 @@ def cross_validate(
         strata = np.minimum(np.concatenate([data.tick[i] for i in held]), TICK_CLIP)
         for name, seqs in candidates.items():
             per_fold[name].append(fold_aucs(seqs, data.y, rest, held, strata, seed, fit))
+    with warnings.catch_warnings():  # a fold without both classes scores NaN; the others decide
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {name: np.nanmean(np.stack(aucs), axis=0) for name, aucs in per_fold.items()}
+
+
+def cross_validate(
+    candidates: dict[str, list[np.ndarray]],
+    data: DecoderData,
+    train: np.ndarray,
+    seed: int,
+    fit: FitConfig,
+) -> dict[str, tuple[float, int]]:
+    """``{candidate: (best mean AUC over the folds, its epoch)}`` (:func:`cv_curves`; ties keep the
+    earlier epoch)."""
     out = {}
-    for name, aucs in per_fold.items():
-        with warnings.catch_warnings():  # a fold without both classes scores NaN; the others decide
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(np.stack(aucs), axis=0)
+    for name, mean in cv_curves(candidates, data, train, seed, fit).items():
         mean = np.where(np.isfinite(mean), mean, -np.inf)
         out[name] = (float(mean.max()), int(mean.argmax()) + 1)
     return out

@@ -245,9 +245,10 @@ def test_the_scale_cover_exchange_cover_hides_the_quartet_from_eve_not_from_bob(
     """The scale (issue 18) on the yardstick's 200 matches against counter (the frontier's config,
     seed 0, each decoder chosen by cross-validation): ``cover``'s exchange cover takes Eve at least
     0.15 below the channel-only cover (``beat=false``, whose holders Eve reads from the exchanges),
-    and Bob, who holds the key, reads it at >= 0.85, 0.3 above Eve; the keyed split (``split=true``)
-    also reaches the scale's Eve <= 0.6 (measured 0.53, Bob 1.00). The default ``cover`` does not
-    (0.66), and on 600 matches Eve reads both codes higher (docs/evaluation.md)."""
+    and Bob, who holds the key, reads it at >= 0.85, 0.3 above Eve; so does the keyed split
+    (``split=true``). The scale's Eve <= 0.6 is not asserted: the split reads 0.53 on these 200
+    matches, but Eve is data-limited here, and on 600 matches she reads the split at 0.81 and the
+    default at 0.77 (docs/evaluation.md, "Is Eve fitted well?")."""
     cfg = QuatroConfig(num_players=4, round_seconds=60, points_to_win=3)
     out = {}
     for bot in ("cover", "cover:beat=false", "cover:split=true"):
@@ -258,7 +259,6 @@ def test_the_scale_cover_exchange_cover_hides_the_quartet_from_eve_not_from_bob(
     assert cover["eve_tm_auc"] <= channel_only["eve_tm_auc"] - 0.15, out
     assert cover["bob_tm_auc"] >= 0.85 and cover["gap"] >= 0.3, out
     assert split["bob_tm_auc"] >= 0.85 and split["gap"] >= 0.3, out
-    assert split["eve_tm_auc"] <= 0.6, out
 
 
 def test_the_secrecy_table_names_each_decoders_chosen_view():
@@ -278,3 +278,18 @@ def test_the_secrecy_table_names_each_decoders_chosen_view():
     assert "Eve's / Bob's view (epochs)" in table[0]
     assert "| no channel (5) / Eve's decoder (5) |" in table[3]
     assert table[2].split("|")[6].strip() == "—"
+
+
+def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path):
+    """Rows with no quartet (no gap) are left out; bots and checkpoints, with and without a best
+    response, are drawn (a PNG comes out)."""
+    from quatro_env.eval.plots import secrecy_frontier
+
+    def row(policy, gap):
+        sec = {"gap": gap, "gap_ci95": [None, None] if gap is None else [gap - 0.1, gap + 0.1]}
+        return {"policy": policy, "win_rate_vs_counter": 0.5, "win_ci95": [0.4, 0.6], "secrecy": sec}
+
+    rows = [row("listener", None)] + [row(f"ppo_{k}" if k % 2 else f"bot{k}", 0.01 * k) for k in range(22)]
+    exploit = {"ppo_1": {"win_rate": 0.6, "win_ci95": [0.5, 0.7]}}
+    path = secrecy_frontier(rows, exploit, tmp_path / "frontier.png")
+    assert path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

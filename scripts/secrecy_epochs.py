@@ -1,0 +1,75 @@
+"""Is Eve trained long enough? (issue 18) Her time-matched AUC after every epoch, per input view:
+the cross-validated mean the yardstick chooses by, and the held-out score of a decoder fitted on
+all the training matches (never used for a choice; read here only to see the curve).
+
+One policy plays ``--matches`` matches against ``counter`` (the frontier's config, seed 0) and is
+split as :func:`quatro_env.eval.secrecy.measure` splits it (fit seed 0). Results go to ``--out``.
+
+    OMP_NUM_THREADS=1 python scripts/secrecy_epochs.py cover:split=true --matches 600 --epochs 48 \\
+        --views "no channel" all --out docs/results/secrecy/epochs_split_600.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+
+from quatro_env.eval import secrecy as S
+
+
+def held_out_curve(data: S.DecoderData, train: np.ndarray, test: np.ndarray, fit: S.FitConfig) -> list:
+    y = np.concatenate([data.y[i] for i in test]).astype(bool)
+    strata = np.minimum(np.concatenate([data.tick[i] for i in test]), S.TICK_CLIP)
+    curve = np.full(fit.max_epochs, np.nan)
+
+    def score(model, epoch: int) -> None:
+        pred = S.predict(model, data.eve, data.y, test)
+        curve[epoch - 1] = S.weighted_time_matched_auc(y, pred, strata, np.ones((1, y.size)))[0]
+
+    S.fit_decoder(data.eve, data.y, train, 0, fit, after_epoch=score)
+    return [round(float(a), 4) for a in curve]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("policy")
+    p.add_argument("--matches", type=int, default=200)
+    p.add_argument("--epochs", type=int, default=48)
+    p.add_argument("--lr", type=float, default=S.FitConfig.lr)
+    p.add_argument("--views", nargs="+", default=["no channel", "all"], choices=list(S.VIEWS))
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args()
+    runner = match_runner(args.policy)
+    data = S.decoder_data([runner.play(m, 0, record_views=True) for m in range(args.matches)], 0, 4)
+    test_groups = S.held_out_matches(np.unique(data.match), 0)
+    test = np.flatnonzero(np.isin(data.match, test_groups))
+    train = np.flatnonzero(~np.isin(data.match, test_groups))
+    fit = S.FitConfig(max_epochs=args.epochs, lr=args.lr)
+    rows = []
+    for view in args.views:
+        t0 = time.perf_counter()
+        viewed = S.without(data, S.VIEWS[view], 4)
+        cv = S.cv_curves({view: viewed.eve}, data, train, 0, fit)[view]
+        rows.append(
+            {
+                "view": view,
+                "cv_mean": [round(float(a), 4) for a in cv],
+                "held_out": held_out_curve(viewed, train, test, fit),
+                "wall_seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
+        print(json.dumps(rows[-1]), flush=True)
+    command = f"OMP_NUM_THREADS=1 python scripts/secrecy_epochs.py {args.policy} --matches {args.matches}"
+    command += f" --epochs {args.epochs} --lr {args.lr} --views " + " ".join(f'"{v}"' for v in args.views)
+    args.out.write_text(
+        json.dumps({"command": command, "policy": args.policy, "matches": args.matches, "rows": rows}) + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
