@@ -388,8 +388,9 @@ def held_out_matches(groups: np.ndarray, seed: int, test_fraction: float = 0.3) 
     return rng.choice(groups, size=max(1, int(round(test_fraction * groups.size))), replace=False)
 
 
-def _view(data: DecoderData, name: str, num_players: int) -> DecoderData:
-    return without(data, VIEWS[name], num_players) if VIEWS[name] else data
+def in_view(data: DecoderData, name: str) -> DecoderData:
+    """``data`` as the view ``name`` of :data:`VIEWS` leaves it to Eve (``all``: ``data`` itself)."""
+    return without(data, VIEWS[name], data.num_players) if VIEWS[name] else data
 
 
 def cv_curves(
@@ -489,7 +490,7 @@ def measure(
     if y_test.all() or not y_test.any() or y_train.all() or not y_train.any():
         return empty
 
-    views = {v: _view(data, v, data.num_players) for v in fit.views}
+    views = {v: in_view(data, v) for v in fit.views}
     eve_seqs = {v: d.eve for v, d in views.items()}
     bob_seqs = {f"{v} + partner": [d.bob(k) for k in range(len(y_all))] for v, d in views.items()}
     epochs = {"eve": fit.max_epochs, "bob": fit.max_epochs}
