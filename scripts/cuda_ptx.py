@@ -27,37 +27,19 @@ from quatro_env.batched import cuda as batched_cuda
 def kernel_arguments(engine: BatchedQuatroEngine) -> dict[str, tuple]:
     """Each kernel's arguments, as the engine passes them (numpy views stand in for device arrays)."""
     view = torch.Tensor.numpy
-    S, V, R = engine._nb_state()
-    obs, masks, legal = view(engine.observations), view(engine.masks), view(engine._kind_legal)
-    rows, prm, sched, is_bot = engine._nb_all, engine._nb_prm, engine._nb_sched, engine._nb_is_bot
+    S, V, R, W, K, prm = engine._S, engine._V, engine._R, engine._W, engine._tables, engine._prm
+    obs, masks, legal, actions = map(
+        view, (engine.observations, engine.masks, engine.kind_legal, engine._actions)
+    )
+    rows = view(engine._all_rows)
     u = torch.rand(engine.num_envs, engine.n, 2).numpy()
-    W = engine._nb_scratch
     return {
-        "reset_kernel": (rows, prm, sched, is_bot, S, V),
-        "check_kernel": (
-            engine._nb_actions,
-            masks,
-            engine.num_actions,
-            view(engine._nb_illegal),
-            engine._nb_actions,
-        ),
-        "tick_kernel": (
-            engine._nb_actions,
-            prm,
-            engine._nb_fprm,
-            engine._nb_kind_of,
-            engine._nb_arg_of,
-            sched,
-            is_bot,
-            S,
-            V,
-            R,
-            engine._nb_rec,
-            W,
-        ),
-        "encode_kernel": (rows, True, obs, prm, engine._nb_offs, engine.config.reveal_signs, S, V, W),
-        "masks_kernel": (rows, True, masks, legal, engine._nb_lut, prm, S),
-        "sample_kernel": (u, legal, engine._nb_size, engine._nb_start, engine._nb_actions, W),
+        "reset_kernel": (rows, prm, K, S, V),
+        "check_kernel": (actions, masks, engine.num_actions, view(engine._illegal), actions),
+        "tick_kernel": (actions, prm, K, S, V, R, engine._REC, W),
+        "encode_kernel": (rows, True, obs, prm, engine._offs, S, V, W),
+        "masks_kernel": (rows, True, masks, legal, prm, K, S),
+        "sample_kernel": (u, legal, K, actions, W),
         "copy_kernel": (rows, obs, obs.copy()),
     }
 

@@ -49,34 +49,23 @@ def load_program() -> SimpleNamespace:
     modules are put back afterwards."""
     target = ModuleType(f"{PACKAGE}.target")
     target.rule = cuda.jit(device=True)
-
-    @cuda.jit(device=True)
-    def claim(counter):
-        return cuda.atomic.add(counter, 0, 1)
-
-    target.claim = claim
-    built = {target.__name__: target}
-    saved = {
-        name: sys.modules.get(name) for name in (target.__name__, *(f"{PACKAGE}.{f}" for f in RULE_FILES))
-    }
+    names = (target.__name__, *(f"{PACKAGE}.{stem}" for stem in RULE_FILES))
+    saved = {name: sys.modules.get(name) for name in names}
+    built = {}
     try:
         sys.modules[target.__name__] = target
         for stem in RULE_FILES:
-            name = f"{PACKAGE}.{stem}"
-            spec = importlib.util.spec_from_file_location(
-                name, Path(__file__).with_name("program") / f"{stem}.py"
-            )
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
-            built[name] = module
+            path = Path(__file__).with_name("program") / f"{stem}.py"
+            spec = importlib.util.spec_from_file_location(f"{PACKAGE}.{stem}", path)
+            built[stem] = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(built[stem])
     finally:
         for name, module in saved.items():
             if module is None:
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
-    return SimpleNamespace(**{name.rsplit(".", 1)[1]: module for name, module in built.items()})
+    return SimpleNamespace(**built)
 
 
 @cache
@@ -91,10 +80,10 @@ def kernels() -> SimpleNamespace:
     )
 
     @cuda.jit
-    def reset_kernel(rows, prm, sched, is_bot, S, V):
+    def reset_kernel(rows, prm, K, S, V):
         b = cuda.grid(1)
         if b < rows.shape[0] and rows[b]:
-            reset_table(b, prm, sched, is_bot, S, V)
+            reset_table(b, prm, K, S, V)
 
     @cuda.jit
     def check_kernel(actions, masks, num_actions, illegal, out):
@@ -103,28 +92,28 @@ def kernels() -> SimpleNamespace:
             check_table(b, actions, masks, num_actions, illegal, out)
 
     @cuda.jit
-    def tick_kernel(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W):
+    def tick_kernel(actions, prm, K, S, V, R, REC, W):
         b = cuda.grid(1)
         if b < actions.shape[0]:
-            tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W, b)
+            tick_table(b, actions, prm, K, S, V, R, REC, W, b)
 
     @cuda.jit
-    def encode_kernel(rows, all_rows, obs, prm, offs, reveal_signs, S, V, W):
+    def encode_kernel(rows, all_rows, obs, prm, offs, S, V, W):
         b = cuda.grid(1)
         if b < obs.shape[0] and (all_rows or rows[b]):
-            encode_table(b, obs, prm, offs, reveal_signs, S, V, W, b)
+            encode_table(b, obs, prm, offs, S, V, W, b)
 
     @cuda.jit
-    def masks_kernel(rows, all_rows, masks, kind_legal, lut, prm, S):
+    def masks_kernel(rows, all_rows, masks, kind_legal, prm, K, S):
         b = cuda.grid(1)
         if b < masks.shape[0] and (all_rows or rows[b]):
-            masks_table(b, masks, kind_legal, lut, prm, S)
+            masks_table(b, masks, kind_legal, prm, K, S)
 
     @cuda.jit
-    def sample_kernel(u, kind_legal, size, start, out, W):
+    def sample_kernel(u, kind_legal, K, out, W):
         b = cuda.grid(1)
         if b < kind_legal.shape[0]:
-            sample_table(b, u, kind_legal, size, start, out, W, b)
+            sample_table(b, u, kind_legal, K, out, W, b)
 
     @cuda.jit
     def copy_kernel(rows, src, dst):
@@ -136,55 +125,31 @@ def kernels() -> SimpleNamespace:
 
     stats = {"launches": 0}  # kernel launches so far (scripts/bench.py reports them per tick)
 
-    def grid(size: int) -> tuple[int, int]:
-        stats["launches"] += 1
-        block = min(BLOCK, max(size, 1))
-        return (size + block - 1) // block, block
+    def launcher(kernel):
+        """A launch of one thread per table; every kernel's first argument has a row per table."""
 
-    def reset_rows(rows, prm, sched, is_bot, S, V):
-        reset_kernel[grid(rows.shape[0])](rows, prm, sched, is_bot, S, V)
+        def launch(*args):
+            stats["launches"] += 1
+            size = args[0].shape[0]
+            block = min(BLOCK, max(size, 1))
+            kernel[(size + block - 1) // block, block](*args)
 
-    def check_actions(actions, masks, num_actions, illegal, out):
-        check_kernel[grid(actions.shape[0])](actions, masks, num_actions, illegal, out)
+        return launch
 
-    def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W):
-        tick_kernel[grid(actions.shape[0])](
-            actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W
-        )
-
-    def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V, W):
-        encode_kernel[grid(obs.shape[0])](rows, all_rows, obs, prm, offs, reveal_signs, S, V, W)
-
-    def compute_masks(rows, all_rows, masks, kind_legal, lut, prm, S):
-        masks_kernel[grid(masks.shape[0])](rows, all_rows, masks, kind_legal, lut, prm, S)
-
-    def sample(u, kind_legal, size, start, out, W):
-        sample_kernel[grid(kind_legal.shape[0])](u, kind_legal, size, start, out, W)
-
-    def copy_rows_not(rows, src, dst):
-        copy_kernel[grid(rows.shape[0])](rows, src, dst)
-
+    launches = {  # the CPU loop's name: its kernel
+        "reset_rows": reset_kernel,
+        "check_actions": check_kernel,
+        "tick_all": tick_kernel,
+        "encode": encode_kernel,
+        "compute_masks": masks_kernel,
+        "sample": sample_kernel,
+        "copy_rows_not": copy_kernel,
+    }
     return SimpleNamespace(
-        reset_rows=reset_rows,
-        check_actions=check_actions,
-        tick_all=tick_all,
-        encode=encode,
-        compute_masks=compute_masks,
-        sample=sample,
-        copy_rows_not=copy_rows_not,
+        **{name: launcher(kernel) for name, kernel in launches.items()},
         stats=stats,
-        sources={  # the kernels' Python functions (scripts/cuda_ptx.py compiles them for a device)
-            name: getattr(k, "py_func", None)
-            for name, k in (
-                ("reset_kernel", reset_kernel),
-                ("check_kernel", check_kernel),
-                ("tick_kernel", tick_kernel),
-                ("encode_kernel", encode_kernel),
-                ("masks_kernel", masks_kernel),
-                ("sample_kernel", sample_kernel),
-                ("copy_kernel", copy_kernel),
-            )
-        },
+        # the kernels' Python functions (scripts/cuda_ptx.py compiles them for a device)
+        sources={f.__name__: f for k in launches.values() if (f := getattr(k, "py_func", None)) is not None},
     )
 
 

@@ -2,7 +2,7 @@
 
 Each :class:`Field` is one tensor ``[num_envs, *shape]``. The declaration generates what used to be
 written out by hand in three places: the engine's tensors (:func:`allocate`), the numba kernel's
-arguments (the namedtuples :data:`State`, :data:`Events`, :data:`Results`: the kernel reads
+arguments (the namedtuples :data:`State`, :data:`Events`, ...: the kernel reads
 ``S.hands[b, s, j]`` by name, never by a positional index), the bytes of game state per table
 (:func:`bytes_per_table`) and the checkpoint's names (:data:`STATE_FIELDS`).
 
@@ -11,16 +11,23 @@ Groups:
 * ``STATE``: the game (Q1–Q30); with the last observations and masks it is what a checkpoint holds.
 * ``EVENTS``: what happened this tick (the observation shows it for one tick).
 * ``RESULTS``: this tick's outcome per table (the kernel's output besides observations and masks).
+* ``DRAWS``: this tick's random draws, kept with ``record_draws`` (the differential test feeds them to
+  the reference engine); each ``*_flag`` says the table drew that this tick.
+* ``SCRATCH``: the work space the caller hands in (device code cannot allocate): one row per table
+  played at once (one on the CPU, every table on a GPU).
 
 Shapes name the dimensions of :class:`Dims` (``"n"`` seats, ``"T"`` teams, ...).
 """
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from dataclasses import dataclass
 
 import torch
+
+from quatro_env.batched.constants import NUM_KINDS
 
 
 @dataclass(frozen=True)
@@ -38,13 +45,17 @@ class Dims:
 
     n: int  # seats
     T: int  # teams
+    deck: int = 0  # cards
+    width: int = 0  # the encoder's scratch row (``layout.encode_width``)
+    q5_cap: int = 16  # Q5 re-splits one table may record in one tick (more is an error)
+    kinds: int = NUM_KINDS  # action kinds
 
     def resolve(self, shape: tuple[str | int, ...]) -> tuple[int, ...]:
         return tuple(getattr(self, s) if isinstance(s, str) else s for s in shape)
 
 
 i8, i16, i32, i64 = torch.int8, torch.int16, torch.int32, torch.int64
-b8, f32 = torch.bool, torch.float32
+b8, u8, f32, f64 = torch.bool, torch.uint8, torch.float32, torch.float64
 
 STATE = (
     Field("seeds", i64, (), 0, "the table's seed (Q30: every draw hashes it)"),
@@ -113,18 +124,40 @@ RESULTS = (
     Field("final_rounds", i16, (), 0, "rounds completed at the end of this tick"),
 )
 
+DRAWS = (
+    Field("order", i64, ("n",), 0, "the seat at each resolution position (Q9)"),
+    Field("sign", i64, ("T",), 0, "signs drawn for teams without one, -1 for the others (Q8)"),
+    Field("sign_flag", b8, (), False, "signs were drawn this tick"),
+    Field("deal", i64, ("deck",), 0, "the deal's permutation (Q4)"),
+    Field("deal_flag", b8, (), False, "a deal was drawn this tick"),
+    Field("q5", i64, ("q5_cap", 8), 0, "each Q5 re-split's permutation of hand and center, in order"),
+    Field("q5_count", i64, (), 0, "Q5 re-splits this tick"),
+    Field("random", f64, ("n",), 0.0, "the random (dis)connection draws (Q23)"),
+    Field("random_flag", b8, (), False, "(dis)connections were drawn this tick"),
+)
+
+SCRATCH = (
+    Field("u", i64, (8,), 0, "this tick's draws (order, signs, connections)"),
+    Field("order", i64, ("n",), 0, "the seat at each resolution position (Q9)"),
+    Field("changed", b8, (4,), False, "center slots changed this tick (Q14)"),
+    Field("scoring", b8, ("T",), False, "teams scoring at the round's end"),
+    Field("connected0", b8, ("n",), False, "connections before this tick's random changes"),
+    Field("per_seat", f32, ("n",), 0.0, "each seat's team points"),
+    Field("deal_draws", i64, ("deck",), 0, "the deal's draws ..."),
+    Field("deal_perm", i64, ("deck",), 0, "... and permutation (Q4)"),
+    Field("q5_draws", i64, (8,), 0, "a Q5 re-split's draws ..."),
+    Field("q5_perm", i64, (8,), 0, "... its permutation ..."),
+    Field("q5_pool", i64, (8,), 0, "... and the 8 cards it permutes"),
+    Field("encode", u8, ("width",), 0, "a table's absolute features (encode_table)"),
+    Field("cum", f32, ("kinds",), 0.0, "cumulative kind weights (sample_table)"),
+)
+
 #: the kernel's arguments: one array per field, by name
 State = namedtuple("State", [f.name for f in STATE])
 Events = namedtuple("Events", [f.name for f in EVENTS])
 Results = namedtuple("Results", [f.name for f in RESULTS])
-#: this tick's random draws, kept when ``record_draws`` (the differential test feeds them to the
-#: reference engine): per table the resolution order, drawn signs and deal (each with a flag saying it
-#: was drawn), random (dis)connection draws; Q5 re-splits in one shared buffer (``q5_rows`` names
-#: each one's table, ``q5_count[0]`` counts them, more than the buffer holds is an error)
-Draws = namedtuple(
-    "Draws",
-    ["order", "sign", "sign_flag", "deal", "deal_flag", "q5_rows", "q5", "q5_count", "random", "random_flag"],
-)
+Draws = namedtuple("Draws", [f.name for f in DRAWS])
+Scratch = namedtuple("Scratch", [f.name for f in SCRATCH])
 #: the tables' game state (``state_bytes_per_table`` counts these)
 TABLE_STATE = tuple(f.name for f in STATE)
 #: what a checkpoint holds (``state_dict``): the game state and the last outputs
@@ -143,10 +176,6 @@ def allocate(
 
 def bytes_per_table(fields: tuple[Field, ...], dims: Dims) -> int:
     """Bytes one table's row of ``fields`` takes."""
-    total = 0
-    for f in fields:
-        count = 1
-        for size in dims.resolve(f.shape):
-            count *= size
-        total += torch.empty((), dtype=f.dtype).element_size() * count
-    return total
+    return sum(
+        torch.empty((), dtype=f.dtype).element_size() * math.prod(dims.resolve(f.shape)) for f in fields
+    )

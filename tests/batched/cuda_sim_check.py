@@ -41,7 +41,7 @@ def side_by_side(n: int, num_envs: int, ticks: int, device: str) -> None:
             # holding the current view where no table finished (the CPU adds them only when one did)
             always = {"final_scores", "final_rounds", "final_observation", "final_mask"}
             assert ra.info.keys() == rb.info.keys() | always, where
-            current = {"final_scores": cpu._nb_final_scores, "final_rounds": cpu._nb_final_rounds,
+            current = {"final_scores": cpu.final_scores, "final_rounds": cpu.final_rounds,
                        "final_observation": rb.observations, "final_mask": rb.masks}  # fmt: skip
             for key in ra.info:
                 want = rb.info[key] if key in rb.info else current[key]
@@ -52,7 +52,7 @@ def side_by_side(n: int, num_envs: int, ticks: int, device: str) -> None:
 
 
 def _by_table(draws: dict) -> dict:
-    """Each table's draws in order (a GPU claims the shared Q5 rows in any order across tables)."""
+    """Each table's draws in order, as lists (tensors compare element-wise)."""
     out: dict = {}
     for kind, entries in draws.items():
         for idx, vals in entries:

@@ -16,7 +16,7 @@ from quatro_env.quatro.phases import HOST_SEAT, Phase
 def test_engine_tensors_are_the_declared_fields(n):
     eng = BatchedQuatroEngine(3, num_players=n, seed=1)
     dims = schema.Dims(n=n, T=n // 2)
-    for f in schema.STATE + schema.EVENTS:
+    for f in schema.STATE + schema.EVENTS + schema.RESULTS:
         t = getattr(eng, f.name)
         assert t.dtype == f.dtype, f.name
         assert tuple(t.shape) == (3, *dims.resolve(f.shape)), f.name
@@ -26,19 +26,24 @@ def test_engine_tensors_are_the_declared_fields(n):
 
 
 def test_every_field_is_declared_once_with_a_meaning():
-    fields = schema.STATE + schema.EVENTS + schema.RESULTS
+    fields = schema.STATE + schema.EVENTS + schema.RESULTS  # the engine's attributes: one namespace
     names = [f.name for f in fields]
     assert len(names) == len(set(names))
-    assert all(f.meaning for f in fields)
-    assert schema.State._fields == tuple(f.name for f in schema.STATE)
-    assert schema.Events._fields == tuple(f.name for f in schema.EVENTS)
-    assert schema.Results._fields == tuple(f.name for f in schema.RESULTS)
+    for group, bundle in (
+        (schema.STATE, schema.State),
+        (schema.EVENTS, schema.Events),
+        (schema.RESULTS, schema.Results),
+        (schema.DRAWS, schema.Draws),
+        (schema.SCRATCH, schema.Scratch),
+    ):
+        assert bundle._fields == tuple(f.name for f in group)
+        assert all(f.meaning for f in group), bundle.__name__
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba kernel")
 def test_kernel_gets_the_engines_own_tensors_by_name():
     eng = BatchedQuatroEngine(2, num_players=4, seed=3, backend="numba")
-    S, V, R = eng._nb_state()
+    S, V, R = eng._S, eng._V, eng._R
     eng.hands[1, 2, 3] = 7
     assert S.hands[1, 2, 3] == 7  # a view, not a copy
     assert V.ev_pos.shape == (2, 4) and R.done.shape == (2,)
@@ -52,9 +57,20 @@ def test_constants_are_the_reference_enums():
     assert len(ActionKind) == constants.NUM_KINDS
     kinds = {name: getattr(constants, name) for name in dir(constants) if name.startswith("K_")}
     assert sorted(kinds.values()) == [int(k) for k in ActionKind]
-    pytest.importorskip("numba")
-    from quatro_env.batched.program import layout as nb
 
-    names = [name for block in make_blocks(6) for name, _ in block.fields]
-    assert tuple(names) == nb.OBS_FIELDS and len(names) == nb.NUM_OFFS
-    assert names[nb.O_REVEALED_HAND] == "revealed_hand" and names[nb.O_LAST_CALL] == "last_call"
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_programs_get_the_encoders_offsets_and_the_configs_durations_by_name(n):
+    """``Offsets`` are the encoder's field names with their offsets; ``Params`` holds every duration."""
+    from quatro_env.batched.program import layout
+
+    blocks = make_blocks(n)
+    names = [name for block in blocks for name, _ in block.fields]
+    offsets = layout.make_offsets(blocks)
+    assert offsets._fields == tuple(names)
+    assert offsets.revealed_hand == blocks[3].offset("revealed_hand") and offsets.last_call == blocks[
+        1
+    ].offset("last_call")
+    eng = BatchedQuatroEngine(2, num_players=n, seed=0, round_seconds=7)
+    assert {k: getattr(eng._prm, k) for k in vars(eng.durations)} == vars(eng.durations)
+    assert (eng._prm.n, eng._prm.T, eng._prm.D, eng._prm.A) == (n, n // 2, eng.obs_dim, eng.num_actions)

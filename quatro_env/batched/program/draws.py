@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from quatro_env.batched.constants import (
-    M32,
-)
+from quatro_env.batched.constants import M32
 from quatro_env.batched.program.target import rule
 
 

@@ -33,12 +33,12 @@ def _build(key: int) -> SimpleNamespace:
         return built[function.__name__]
 
     @loop
-    def reset_rows(rows, prm, sched, is_bot, S, V):
+    def reset_rows(rows, prm, K, S, V):
         """A fresh match on the tables where ``rows``."""
         _ = key  # a closure value: part of the cache key
         for b in range(rows.shape[0]):
             if rows[b]:
-                reset_table(b, prm, sched, is_bot, S, V)
+                reset_table(b, prm, K, S, V)
 
     @loop
     def check_actions(actions, masks, num_actions, illegal, out):
@@ -53,34 +53,34 @@ def _build(key: int) -> SimpleNamespace:
         return first
 
     @loop
-    def tick_all(actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W):
+    def tick_all(actions, prm, K, S, V, R, REC, W):
         """One tick on every table (scratch row 0, reused table after table)."""
         _ = key  # a closure value: part of the cache key
         for b in range(actions.shape[0]):
-            tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W, 0)
+            tick_table(b, actions, prm, K, S, V, R, REC, W, 0)
 
     @loop
-    def encode(rows, all_rows, obs, prm, offs, reveal_signs, S, V, W):
+    def encode(rows, all_rows, obs, prm, offs, S, V, W):
         """Every seat's observation on the tables where ``rows`` (all of them if ``all_rows``)."""
         _ = key  # a closure value: part of the cache key
         for b in range(obs.shape[0]):
             if all_rows or rows[b]:
-                encode_table(b, obs, prm, offs, reveal_signs, S, V, W, 0)
+                encode_table(b, obs, prm, offs, S, V, W, 0)
 
     @loop
-    def compute_masks(rows, all_rows, masks, kind_legal, lut, prm, S):
+    def compute_masks(rows, all_rows, masks, kind_legal, prm, K, S):
         """Every seat's mask on the tables where ``rows`` (all of them if ``all_rows``)."""
         _ = key  # a closure value: part of the cache key
         for b in range(masks.shape[0]):
             if all_rows or rows[b]:
-                masks_table(b, masks, kind_legal, lut, prm, S)
+                masks_table(b, masks, kind_legal, prm, K, S)
 
     @loop
-    def sample(u, kind_legal, size, start, out, W):
+    def sample(u, kind_legal, K, out, W):
         """Uniformly random legal actions on every table."""
         _ = key  # a closure value: part of the cache key
         for b in range(kind_legal.shape[0]):
-            sample_table(b, u, kind_legal, size, start, out, W, 0)
+            sample_table(b, u, kind_legal, K, out, W, 0)
 
     @loop
     def copy_rows_not(rows, src, dst):

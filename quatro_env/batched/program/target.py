@@ -12,11 +12,3 @@ from __future__ import annotations
 from numba import njit
 
 rule = njit(cache=True, _nrt=False, inline="always")
-
-
-@rule
-def claim(counter):
-    """The next free row of a record buffer shared by the tables (on a GPU: an atomic add)."""
-    row = counter[0]
-    counter[0] = row + 1
-    return row

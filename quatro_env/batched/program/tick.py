@@ -7,12 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from quatro_env.batched import constants as C
-from quatro_env.batched.program import layout as L
-from quatro_env.batched.program.draws import (
-    _draws,
-    _is_quartet,
-    _perm,
-)
+from quatro_env.batched.program.draws import _draws, _is_quartet, _perm
 from quatro_env.batched.program.round import (
     _apply_schedule,
     _begin_sign_phase,
@@ -41,243 +36,223 @@ def check_table(b, actions, masks, num_actions, illegal, out):
 
 
 @rule
-def tick_table(b, actions, prm, fprm, kind_of, arg_of, sched, is_bot, S, V, R, REC, W, slot):
-    """One tick on table b: resolution (Q9), clock, connections, rewards, terminations.
-
-    ``W`` is the work space and ``slot`` this table's row in it.
-    """
-    tick, key, phase, center, hands = S.tick, S.key, S.phase, S.center, S.hands
-    next_exchange, floor, emoji, pulse_anchor = S.next_exchange, S.floor, S.emoji, S.pulse_anchor
-    next_floor, team_sign, ready, start_requested = S.next_floor, S.team_sign, S.ready, S.start_requested
-    vote_open, reshuffled, connected = S.vote_open, S.reshuffled, S.connected
-    next_proposal, vote_proposer, voters, yes = S.next_proposal, S.vote_proposer, S.voters, S.yes
-    absent, vote_deadline, rem_open, rem_last = S.absent, S.vote_deadline, S.rem_open, S.rem_last
-    pulse_emoji, pulse_tick, phase_end = S.pulse_emoji, S.pulse_tick, S.phase_end
-    rounds_completed, scores = S.rounds_completed, S.scores
-    ev_pos, ev_rejected, ev_slot, ev_taken = V.ev_pos, V.ev_rejected, V.ev_slot, V.ev_taken
-    ev_placed, ev_act, ev_took, ev_released = V.ev_placed, V.ev_act, V.ev_took, V.ev_released
-    ev_proposed, ev_vote, ev_vote_failed = V.ev_proposed, V.ev_vote, V.ev_vote_failed
-    points, round_ended, match_ended, rewards = R.points, R.round_ended, R.match_ended, R.rewards
-    terminated, truncated, done, final_scores = R.terminated, R.truncated, R.done, R.final_scores
-    final_rounds = R.final_rounds
-    rec_order, rec_sign, rec_sign_flag, rec_random = REC.order, REC.sign, REC.sign_flag, REC.random
-    rec_random_flag = REC.random_flag
-    n, T = prm[L.I_N], prm[L.I_T]
-    p_off, p_on = fprm[0], fprm[1]
-    record = prm[L.I_RECORD] != 0
-    guard = prm[L.I_GUARD] != 0
-    zero_sum = prm[L.I_ZERO_SUM] != 0
-    has_schedule = sched.shape[0] > 0
-    d_xcd, d_fcd, d_vint, d_vwin = prm[L.I_XCD], prm[L.I_FCD], prm[L.I_VOTE_INTERVAL], prm[L.I_VOTE_WINDOW]
+def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
+    """One tick on table b: resolution (Q9), clock, connections, rewards, terminations (``slot``: the
+    table's row of the work space ``W``)."""
+    n, T = prm.n, prm.T
+    record = prm.record != 0
+    guard = prm.guard != 0
+    zero_sum = prm.zero_sum != 0
+    has_schedule = K.sched.shape[0] > 0
     u, order, changed, scoring = W.u[slot], W.order[slot], W.changed[slot], W.scoring[slot]
     c0, per_seat = W.connected0[slot], W.per_seat[slot]
     _clear_events(b, n, V)
-    t = np.int64(tick[b])
-    _perm(key[b], t, C.P_ORDER, n, u, order)
+    t = np.int64(S.tick[b])
+    _perm(S.key[b], t, C.P_ORDER, n, u, order)
     for k in range(n):
-        ev_pos[b, order[k]] = k + 1
+        V.ev_pos[b, order[k]] = k + 1
         if record:
-            rec_order[b, k] = order[k]
+            REC.order[b, k] = order[k]
     for tm in range(T):
-        points[b, tm] = 0
-    round_ended[b] = False
-    match_ended[b] = False
+        R.points[b, tm] = 0
+    R.round_ended[b] = False
+    R.match_ended[b] = False
     for j in range(4):
         changed[j] = False
-    phase0 = phase[b]
+    phase0 = S.phase[b]
     for k in range(n):
-        if phase[b] != phase0:
+        if S.phase[b] != phase0:
             break  # the round ended earlier in this tick (Q10)
         s = order[k]
         a = actions[b, s]
-        kind = kind_of[a]
+        kind = K.kind_of[a]
         if kind == C.K_NOOP:
             continue
-        arg = arg_of[a]
+        arg = K.arg_of[a]
         if kind == C.K_EXCHANGE:  # Q12–Q14
             h, c = arg >> 2, arg & 3
             if changed[c]:
-                ev_rejected[b, s] = c
+                V.ev_rejected[b, s] = c
             else:
-                taken = center[b, c]
-                placed = hands[b, s, h]
-                center[b, c] = placed
-                hands[b, s, h] = taken
+                taken = S.center[b, c]
+                placed = S.hands[b, s, h]
+                S.center[b, c] = placed
+                S.hands[b, s, h] = taken
                 changed[c] = True
-                next_exchange[b, s] = t + d_xcd
-                ev_slot[b, s] = c
-                ev_taken[b, s] = taken >> 2
-                ev_placed[b, s] = placed >> 2
-                ev_act[b, s] = True
+                S.next_exchange[b, s] = t + prm.exchange_cooldown
+                V.ev_slot[b, s] = c
+                V.ev_taken[b, s] = taken >> 2
+                V.ev_placed[b, s] = placed >> 2
+                V.ev_act[b, s] = True
         elif kind in (C.K_TAKE, C.K_RELEASE):  # Q15, Q17
-            floor[b, s] = kind == C.K_TAKE
-            emoji[b, s] = -1
-            pulse_anchor[b, s] = -1
-            next_floor[b, s] = t + d_fcd
+            S.floor[b, s] = kind == C.K_TAKE
+            S.emoji[b, s] = -1
+            S.pulse_anchor[b, s] = -1
+            S.next_floor[b, s] = t + prm.floor_cooldown
             if kind == C.K_TAKE:
-                ev_took[b, s] = True
+                V.ev_took[b, s] = True
             else:
-                ev_released[b, s] = True
-            ev_act[b, s] = True
+                V.ev_released[b, s] = True
+            V.ev_act[b, s] = True
         elif kind == C.K_EMOJI:
-            emoji[b, s] = arg
-            if pulse_anchor[b, s] < 0:
-                pulse_anchor[b, s] = t
+            S.emoji[b, s] = arg
+            if S.pulse_anchor[b, s] < 0:
+                S.pulse_anchor[b, s] = t
         elif kind == C.K_SIGN:  # Q7: the first teammate fixes it
-            if team_sign[b, s % T] < 0:
-                team_sign[b, s % T] = arg
+            if S.team_sign[b, s % T] < 0:
+                S.team_sign[b, s % T] = arg
         elif kind == C.K_READY:  # Q8
-            ready[b, s] = True
-            ev_act[b, s] = True
+            S.ready[b, s] = True
+            V.ev_act[b, s] = True
         elif kind == C.K_START:  # Q11
-            start_requested[b] = True
-            ev_act[b, s] = True
+            S.start_requested[b] = True
+            V.ev_act[b, s] = True
         elif kind == C.K_PROPOSE:  # Q20, Q21
-            if vote_open[b] or reshuffled[b]:
+            if S.vote_open[b] or S.reshuffled[b]:
                 continue  # overtaken earlier in this tick: moot
             has_voters = False
             for x in range(n):
-                if connected[b, x] and not is_bot[x] and x != s:
+                if S.connected[b, x] and not K.is_bot[x] and x != s:
                     has_voters = True
-            next_proposal[b] = t + d_vint
-            ev_proposed[b, s] = True
-            ev_act[b, s] = True
+            S.next_proposal[b] = t + prm.vote_interval
+            V.ev_proposed[b, s] = True
+            V.ev_act[b, s] = True
             if has_voters:
-                vote_open[b] = True
-                vote_proposer[b] = s
+                S.vote_open[b] = True
+                S.vote_proposer[b] = s
                 for x in range(n):
-                    voters[b, x] = connected[b, x] and not is_bot[x] and x != s
-                    yes[b, x] = False
-                    absent[b, x] = False
-                vote_deadline[b] = t + d_vwin
+                    S.voters[b, x] = S.connected[b, x] and not K.is_bot[x] and x != s
+                    S.yes[b, x] = False
+                    S.absent[b, x] = False
+                S.vote_deadline[b] = t + prm.vote_window
             else:
                 _reshuffle(b, prm, changed, S, V, REC, W, slot)
         elif kind in (C.K_YES, C.K_NO):  # Q20: a "no" ends the vote at once
-            if not vote_open[b]:
+            if not S.vote_open[b]:
                 continue
-            ev_act[b, s] = True
+            V.ev_act[b, s] = True
             if kind == C.K_NO:
-                ev_vote[b, s] = 2
-                vote_open[b] = False
-                ev_vote_failed[b] = True
+                V.ev_vote[b, s] = 2
+                S.vote_open[b] = False
+                V.ev_vote_failed[b] = True
             else:
-                ev_vote[b, s] = 1
-                yes[b, s] = True
+                V.ev_vote[b, s] = 1
+                S.yes[b, s] = True
                 complete = True
                 for x in range(n):
-                    if yes[b, x] != voters[b, x]:
+                    if S.yes[b, x] != S.voters[b, x]:
                         complete = False
                 if complete:
-                    vote_open[b] = False
+                    S.vote_open[b] = False
                     _reshuffle(b, prm, changed, S, V, REC, W, slot)
         elif kind in (C.K_QUATRO, C.K_CONTRA):  # Q18, Q19
-            own = kind == C.K_QUATRO and guard and _is_quartet(hands, b, s)
-            if own and not (rem_open[b, s] < t and t <= rem_last[b, s]):
-                rem_open[b, s] = t  # held back: the reminder (Q18)
-                rem_last[b, s] = t + prm[L.I_REMINDER]
+            own = kind == C.K_QUATRO and guard and _is_quartet(S.hands, b, s)
+            if own and not (S.rem_open[b, s] < t and t <= S.rem_last[b, s]):
+                S.rem_open[b, s] = t  # held back: the reminder (Q18)
+                S.rem_last[b, s] = t + prm.reminder_window
                 continue
             my_team = s % T
             if kind == C.K_QUATRO:
-                right = _is_quartet(hands, b, (s + T) % n)
+                right = _is_quartet(S.hands, b, (s + T) % n)
                 for tm in range(T):
                     scoring[tm] = (tm == my_team) == right
                 target = -1
                 call = C.QUATRO_CALL
             else:
                 target = (my_team + arg) % T
-                right = _is_quartet(hands, b, target) or _is_quartet(hands, b, target + T)
+                right = _is_quartet(S.hands, b, target) or _is_quartet(S.hands, b, target + T)
                 for tm in range(T):
                     scoring[tm] = tm == my_team if right else tm == target
                 call = C.CONTRA_CALL
-            ev_act[b, s] = True
+            V.ev_act[b, s] = True
             _end_round(b, scoring, call, s, target, t, prm, S, V, R)
 
     # ---- the clock
-    ph = phase[b]
+    ph = S.phase[b]
     if ph == C.PLAY:
-        pulse = prm[L.I_PULSE]
+        pulse = prm.pulse
         for s in range(n):  # pulses (Q15)
-            anchor = pulse_anchor[b, s]
-            if floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
-                pulse_emoji[b, s] = emoji[b, s]
-                pulse_tick[b, s] = t
-        if vote_open[b] and t >= vote_deadline[b]:  # silence is a no (Q20)
-            vote_open[b] = False
-            ev_vote_failed[b] = True
-        if t >= phase_end[b]:  # Q10: a blank round
+            anchor = S.pulse_anchor[b, s]
+            if S.floor[b, s] and anchor >= 0 and (t - anchor) % pulse == 0:
+                S.pulse_emoji[b, s] = S.emoji[b, s]
+                S.pulse_tick[b, s] = t
+        if S.vote_open[b] and t >= S.vote_deadline[b]:  # silence is a no (Q20)
+            S.vote_open[b] = False
+            V.ev_vote_failed[b] = True
+        if t >= S.phase_end[b]:  # Q10: a blank round
             for tm in range(T):
                 scoring[tm] = False
             _end_round(b, scoring, C.BLANK_CALL, -1, -1, t, prm, S, V, R)
     elif ph == C.SIGN:
-        go = t >= phase_end[b]
+        go = t >= S.phase_end[b]
         if not go:
             go = True
             for s in range(n):
-                if connected[b, s] and not ready[b, s]:
+                if S.connected[b, s] and not S.ready[b, s]:
                     go = False
         if go:  # Q8: missing signs drawn, deal, the clock
-            _draws(key[b], t, C.P_SIGN, T, u)
+            _draws(S.key[b], t, C.P_SIGN, T, u)
             for tm in range(T):
-                need = team_sign[b, tm] < 0
+                need = S.team_sign[b, tm] < 0
                 if record:
-                    rec_sign[b, tm] = u[tm] % C.NUM_EMOJIS if need else -1
+                    REC.sign[b, tm] = u[tm] % C.NUM_EMOJIS if need else -1
                 if need:
-                    team_sign[b, tm] = u[tm] % C.NUM_EMOJIS
+                    S.team_sign[b, tm] = u[tm] % C.NUM_EMOJIS
             if record:
-                rec_sign_flag[b] = True
+                REC.sign_flag[b] = True
             _deal(b, prm, S, V, REC, W, slot)
-            phase[b] = C.PLAY
-            phase_end[b] = t + prm[L.I_ROUND]
-    elif ph == C.PAUSE and (start_requested[b] or t >= phase_end[b]):  # Q11
-        _begin_sign_phase(b, t + 1, prm, is_bot, S)
-    tick[b] = t + 1
+            S.phase[b] = C.PLAY
+            S.phase_end[b] = t + prm.round
+    elif ph == C.PAUSE and (S.start_requested[b] or t >= S.phase_end[b]):  # Q11
+        _begin_sign_phase(b, t + 1, prm, K, S)
+    S.tick[b] = t + 1
 
     # ---- between ticks (Q23): schedule, then random connection changes
-    if phase[b] != C.OVER:
+    if S.phase[b] != C.OVER:
         if has_schedule:
-            _apply_schedule(b, t + 1, sched, is_bot, S, V)
-        if p_off > 0 or p_on > 0:
-            drawn = p_off > 0
+            _apply_schedule(b, t + 1, K, S, V)
+        if prm.p_disconnect > 0 or prm.p_reconnect > 0:
+            drawn = prm.p_disconnect > 0
             if not drawn:
                 for s in range(n):
-                    if not connected[b, s]:
+                    if not S.connected[b, s]:
                         drawn = True
             if drawn:
-                _draws(key[b], t + 1, C.P_CONNECT, n, u)
+                _draws(S.key[b], t + 1, C.P_CONNECT, n, u)
                 for s in range(n):
-                    c0[s] = connected[b, s]
+                    c0[s] = S.connected[b, s]
                 for s in range(n):
                     x = np.float64(u[s]) / 4294967296.0
                     if record:
-                        rec_random[b, s] = x
-                    if c0[s] and x < p_off:
-                        _set_connected(b, s, False, is_bot, S, V)
+                        REC.random[b, s] = x
+                    if c0[s] and x < prm.p_disconnect:
+                        _set_connected(b, s, False, K, S, V)
                 for s in range(n):
                     x = np.float64(u[s]) / 4294967296.0
-                    if not c0[s] and x < p_on:
-                        _set_connected(b, s, True, is_bot, S, V)
+                    if not c0[s] and x < prm.p_reconnect:
+                        _set_connected(b, s, True, K, S, V)
                 if record:
-                    rec_random_flag[b] = True
+                    REC.random_flag[b] = True
 
     # ---- rewards, terminations (QuatroParallelEnv.step)
     gained = np.float32(0.0)
     losers = 0
     for s in range(n):
-        per_seat[s] = np.float32(points[b, s % T])
+        per_seat[s] = np.float32(R.points[b, s % T])
         gained += per_seat[s]
         if per_seat[s] == 0:
             losers += 1
     share = np.float32(-gained) / np.float32(max(losers, 1))
     for s in range(n):
         if zero_sum and per_seat[s] == 0 and gained != 0 and losers > 0:
-            rewards[b, s] = share
+            R.rewards[b, s] = share
         else:
-            rewards[b, s] = per_seat[s]
-    te = match_ended[b] or (prm[L.I_EPISODE_ROUND] != 0 and round_ended[b])
-    tr = (not te) and round_ended[b] and rounds_completed[b] >= prm[L.I_MAX_ROUNDS]
-    terminated[b] = te
-    truncated[b] = tr
-    done[b] = te or tr
+            R.rewards[b, s] = per_seat[s]
+    te = R.match_ended[b] or (prm.episode_round != 0 and R.round_ended[b])
+    tr = (not te) and R.round_ended[b] and S.rounds_completed[b] >= prm.max_rounds
+    R.terminated[b] = te
+    R.truncated[b] = tr
+    R.done[b] = te or tr
     for tm in range(T):
-        final_scores[b, tm] = scores[b, tm]
-    final_rounds[b] = rounds_completed[b]
+        R.final_scores[b, tm] = S.scores[b, tm]
+    R.final_rounds[b] = S.rounds_completed[b]
