@@ -34,13 +34,13 @@ def kernel_arguments(engine: BatchedQuatroEngine) -> dict[str, tuple]:
     rows = view(engine._all_rows)
     u = torch.rand(engine.num_envs, engine.n, 2).numpy()
     return {
-        "reset_kernel": (rows, prm, K, S, V),
-        "check_kernel": (actions, masks, engine.num_actions, view(engine._illegal), actions),
-        "tick_kernel": (actions, prm, K, S, V, R, engine._REC, W),
-        "encode_kernel": (rows, True, obs, prm, engine._offs, S, V, W),
-        "masks_kernel": (rows, True, masks, legal, prm, K, S),
-        "sample_kernel": (u, legal, K, actions, W),
-        "copy_kernel": (rows, obs, obs.copy()),
+        "reset_rows": (rows, prm, K, S, V),
+        "check_actions": (actions, masks, engine.num_actions, view(engine._illegal), actions),
+        "tick_all": (actions, prm, K, S, V, R, engine._REC, W),
+        "encode": (rows, True, obs, prm, engine._offs, S, V, W),
+        "compute_masks": (rows, True, masks, legal, prm, K, S),
+        "sample": (u, legal, K, actions, W),
+        "copy_rows_not": (rows, obs, obs.copy()),
     }
 
 

@@ -292,16 +292,11 @@ class BatchedQuatroEngine:
         if tuple(a.shape) != (self.num_envs, self.n):
             raise ValueError(f"actions: need shape [{self.num_envs}, {self.n}], got {list(a.shape)}")
         a = a.to(device=self.device, dtype=torch.long).contiguous()
-        first = run.check_actions(
-            view(a), view(self.masks), self.num_actions, view(self._illegal), view(self._actions)
-        )
-        if self.config.illegal_action == "raise":
-            if first is None:  # a GPU launch returns nothing: look (raising needs the host; "noop" does not)
-                flat = torch.nonzero(self._illegal.view(-1))
-                first = int(flat[0]) if flat.numel() else -1
-            if first >= 0:
-                b, s = divmod(int(first), self.n)
-                raise self._illegal_action_error(b, s, int(a[b, s]))
+        illegal = self._illegal
+        run.check_actions(view(a), view(self.masks), self.num_actions, view(illegal), view(self._actions))
+        if self.config.illegal_action == "raise" and bool(illegal.any()):  # asks the host; "noop" does not
+            b, s = divmod(int(torch.nonzero(illegal.view(-1))[0]), self.n)
+            raise self._illegal_action_error(b, s, int(a[b, s]))
         if self.record_draws != bool(self._prm.record):
             self._prm = self._prm._replace(record=np.int64(self.record_draws))
         if self.record_draws:

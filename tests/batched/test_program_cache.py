@@ -2,7 +2,7 @@
 
 numba checks a cached function against its own file only, and the loops inline rules from the other
 files of ``program/``. So each loop is cached under a name that carries the digest of those files
-(``loops.PROGRAM_DIGEST``). Both halves are pinned here: the loops carry the digest of the files as
+(``target.PROGRAM_DIGEST``). Both halves are pinned here: the loops carry the digest of the files as
 they are now, and, on a two-file example, an edited callee is recompiled instead of loaded.
 """
 
@@ -20,14 +20,14 @@ pytest.importorskip("numba")
 
 
 def test_every_loop_is_cached_under_the_digest_of_every_rule_file():
-    from quatro_env.batched.program import loops
+    from quatro_env.batched.program import loops, target
 
     package = Path(loops.__file__).parent
     files = sorted(p for p in package.glob("*.py") if p.name != "loops.py")
-    assert [p.name for p in loops.PROGRAM_FILES] == [p.name for p in files]
+    assert [p.name for p in target.PROGRAM_FILES] == [p.name for p in files]
     assert {"draws.py", "round.py", "tick.py", "view.py", "target.py", "layout.py"} <= {p.name for p in files}
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
-    assert digest == loops.PROGRAM_DIGEST
+    assert digest == target.PROGRAM_DIGEST
     for name in (
         "reset_rows",
         "check_actions",

@@ -7,11 +7,11 @@ events, results, recorded draws, work space), ``prm``, ``offs`` and ``K`` those 
 (parameters, observation offsets, constant tables); constants come from ``constants.py`` as ``C.PLAY``.
 
 * ``layout``: what the programs are handed besides the state (not compiled);
-* ``target``: what the rules are compiled for (``rule``: numba on the CPU);
+* ``target``: what the program is compiled for (``rule``, ``loop``: numba on the CPU);
 * ``draws``: counter-based randomness (Q30) and card tests;
 * ``round``: deal, reshuffle, end of round, sign phase, connections, a fresh match;
 * ``tick``: the legality check and one tick (Q9);
 * ``view``: observations (Q26–Q28), masks and sampling;
-* ``loops``: the CPU loops over the tables (``cuda.py`` compiles the rule files again for the GPU,
-  one thread per table).
+* ``loops``: the loops over the tables, the engine's entry points (on the CPU a loop over every table;
+  ``cuda.py`` compiles every file but ``layout`` again for the GPU, where a loop is a kernel).
 """

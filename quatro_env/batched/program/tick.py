@@ -23,16 +23,12 @@ from quatro_env.batched.program.target import rule
 # ============================================================================ the tick (Q9)
 @rule
 def check_table(b, actions, masks, num_actions, illegal, out):
-    """Legality at the start of the tick (Q29: the engine's own masks); True if a seat's action is illegal."""
-    n = actions.shape[1]
-    any_bad = False
-    for s in range(n):
+    """Legality at the start of the tick (Q29: the engine's own masks); an illegal action plays the no-op."""
+    for s in range(actions.shape[1]):
         a = actions[b, s]
         bad = a < 0 or a >= num_actions or masks[b, s, a] == 0
         illegal[b, s] = bad
         out[b, s] = 0 if bad else a
-        any_bad = any_bad or bad
-    return any_bad
 
 
 @rule
