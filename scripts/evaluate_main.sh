@@ -11,7 +11,7 @@ set -euo pipefail
 policy=${1:?usage: scripts/evaluate_main.sh POLICY [SEED]}
 seed=${2:-2027}
 common=(--matches 500 --points-to-win 3 --round-seconds 60 --max-rounds 10 --workers 2 --seed "$seed" --no-progress)
-for opponent in honest decoy eavesdropper cover ppo_4p; do
+for opponent in honest decoy eavesdropper cover ppo_4p_signal_seed1; do  # the ppo_4p of #19's filing
   quatro-eval "$policy" "$opponent" "${common[@]}" --probe-matches 0 --out "docs/results/${policy}_vs_${opponent}"
 done
 quatro-eval "$policy" counter "${common[@]}" --probe-matches 500 --decoders --out "docs/results/${policy}_vs_counter"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 19's cross-play of the league's seeds (4 players), after each seed's main is shipped:
-#  * team against team: every pair of the given policies (and ppo_4p), 200 matches a pair, seats rotated;
+#  * team against team: every pair of the given policies (and ppo_4p_signal_seed1, the ppo_4p the leagues started from), 200 matches a pair, seats rotated;
 #  * partner play: every ordered pair as one mixed team (A at the lower seat, B at the other) against
 #    counter, 200 matches a pair: does seed A's partner read seed B's code?
 #  * each further seed's strength against counter (the target that separates them), 500 matches.
@@ -17,5 +17,5 @@ for policy in "${@:2}"; do
       --out "docs/results/${policy}_vs_${opponent}"
   done
 done
-quatro-eval "$@" ppo_4p --cross-play --matches 200 "${common[@]}" --probe-matches 0 --out "$out/crossplay"
+quatro-eval "$@" ppo_4p_signal_seed1 --cross-play --matches 200 "${common[@]}" --probe-matches 0 --out "$out/crossplay"
 quatro-eval "$@" --partners counter --matches 200 "${common[@]}" --out "$out/partner_play"

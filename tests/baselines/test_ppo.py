@@ -87,11 +87,37 @@ def test_overrides_are_nested_and_typed():
 
 
 @pytest.mark.parametrize(
-    "name", ["smoke", "ppo_4p", "ppo_4p_fast", "ppo_4p_blocker", "ppo_4p_mixed", "ppo_6p", "ppo_8p"]
+    "name",
+    [
+        "smoke",
+        "ppo_4p",
+        "ppo_4p_fast",
+        "ppo_4p_20min",
+        "ppo_4p_20min_random",
+        "ppo_4p_blocker",
+        "ppo_4p_mixed",
+        "ppo_6p",
+        "ppo_8p",
+    ],
 )
 def test_shipped_configs_validate(name):
     cfg = load_config(f"configs/{name}.yaml")
     assert cfg.env_config().num_players == int(name[4]) if name != "smoke" else 4
+
+
+def test_shipped_ppo_4p_was_trained_by_its_config_in_the_repo():
+    """The checkpoint's recorded config is configs/ppo_4p_20min_random.yaml (issue 17), so its one
+    training command reproduces it; `random` enters the ladder only after run 4's 200 updates."""
+    import json
+
+    from baselines.policy import CHECKPOINT_DIR
+
+    meta = json.loads((CHECKPOINT_DIR / "ppo_4p.json").read_text())
+    assert "configs/ppo_4p_20min_random.yaml" in meta["command"]
+    cfg = load_config("configs/ppo_4p_20min_random.yaml", ["progress_bar=false"])
+    assert meta["config"] == cfg.model_dump(mode="json")
+    assert "random" not in cfg.bots(6_553_599)[0] and cfg.bots(6_553_600)[0].count("random") == 2
+    assert meta["wall_seconds"] <= 1200, "the 20-minute budget"
 
 
 def test_curriculum_stage_changes_the_opponent_mix_then_hands_back():
