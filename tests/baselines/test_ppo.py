@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 import torch
 
 from baselines.config import TrainConfig, load_config, parse_overrides
+from baselines.policy import CHECKPOINT_DIR
 from baselines.ppo import PPOTrainer, main
 from baselines.trainer_state import load_trainer_checkpoint
+from quatro_env.common.configs import shipped_configs
 from tests.baselines.helpers import assert_same_weights, interrupt_the_second_update, straight_and_resumed
 
 SMOKE = "configs/smoke.yaml"
@@ -86,20 +89,7 @@ def test_overrides_are_nested_and_typed():
         parse_overrides(["nonsense"])
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "smoke",
-        "ppo_4p",
-        "ppo_4p_fast",
-        "ppo_4p_20min",
-        "ppo_4p_20min_random",
-        "ppo_4p_blocker",
-        "ppo_4p_mixed",
-        "ppo_6p",
-        "ppo_8p",
-    ],
-)
+@pytest.mark.parametrize("name", [n for n in shipped_configs() if n == "smoke" or n.startswith("ppo_")])
 def test_shipped_configs_validate(name):
     cfg = load_config(f"configs/{name}.yaml")
     assert cfg.env_config().num_players == int(name[4]) if name != "smoke" else 4
@@ -108,10 +98,6 @@ def test_shipped_configs_validate(name):
 def test_shipped_ppo_4p_was_trained_by_its_config_in_the_repo():
     """The checkpoint's recorded config is configs/ppo_4p_20min_random.yaml (issue 17), so its one
     training command reproduces it; `random` enters the ladder only after run 4's 200 updates."""
-    import json
-
-    from baselines.policy import CHECKPOINT_DIR
-
     meta = json.loads((CHECKPOINT_DIR / "ppo_4p.json").read_text())
     assert "configs/ppo_4p_20min_random.yaml" in meta["command"]
     cfg = load_config("configs/ppo_4p_20min_random.yaml", ["progress_bar=false"])
