@@ -190,6 +190,21 @@ class StructuredActorCritic(RecurrentActorCritic):
         ctx = nn.functional.linear(self.pair_context(mem), w_ctx, first.bias)
         return rest(nn.functional.linear(pairs, w_pair) + ctx.unsqueeze(1)).squeeze(-1)
 
+    def _legal_pair_logits(self, mem: torch.Tensor, pairs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+        """:meth:`_pair_logits` on the rows where some exchange is legal, 0 elsewhere. Those rows'
+        exchange logits are masked to -1e9 anyway (probability 0, gradient 0), so the distribution and
+        the loss are the same; the pair scorer's ``[rows, 16, 64]`` layer is most of the head's work,
+        and an exchange is legal on a quarter to a third of the rows (Q13's cooldown, issue 17)."""
+        if mem.device.type != "cpu":  # finding the rows asks the host: a GPU scores them all
+            return self._pair_logits(mem, pairs)
+        rows = legal.ne(0).any(-1).nonzero().squeeze(1)
+        if rows.numel() == legal.shape[0]:
+            return self._pair_logits(mem, pairs)
+        out = mem.new_zeros(legal.shape[0], pairs.shape[1])
+        return out.index_copy(
+            0, rows, self._pair_logits(mem.index_select(0, rows), pairs.index_select(0, rows))
+        )
+
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
     ) -> tuple[Categorical, torch.Tensor | None]:
@@ -200,12 +215,14 @@ class StructuredActorCritic(RecurrentActorCritic):
         pairs = parsed[:, r + f : r + f + 16 * PAIR_DIM].reshape(-1, 16, PAIR_DIM)
         pointers = parsed[:, r + f + 16 * PAIR_DIM :].reshape(parsed.shape[0], 2, -1)
         logits = self.actor(mem) + self.skip(table)
-        pair_logits = self._pair_logits(mem, pairs)
+        ex = self.exchange
+        pair_logits = self._legal_pair_logits(
+            mem, pairs, mask.reshape(-1, mask.shape[-1])[:, ex.start : ex.stop]
+        )
         weights = self.pointer(torch.cat([mem, table], dim=-1))  # [B, 2]
         emoji_logits = (weights.unsqueeze(-1) * pointers).sum(1)
         # an exchange's logit: one shared "exchange now" logit + the pair score (no per-slot biases:
         # slots carry no meaning, only their cards do)
-        ex = self.exchange
         logits = torch.cat(
             [
                 logits[:, : ex.start],

@@ -6,12 +6,14 @@ for every variant, so variants of the update can be compared without the rollout
 
 * ``eager``: the trainer as it is;
 * ``recur``: the GRU recurrence (``baselines.networks.recur``) compiled by inductor;
-* ``loss``: the whole loss (``baselines.ppo_update.ppo_loss``) compiled by inductor.
+* ``loss``: the whole loss (``baselines.ppo_update.ppo_loss``) compiled by inductor;
+* ``all_pairs``: the pair scorer on every row, as before it skipped the rows where no exchange is
+  legal (``StructuredActorCritic._legal_pair_logits``).
 
 Shapes vary between minibatches (packed columns), so both compile with ``dynamic=True``. The first
 update (compilation included) is reported apart.
 
-    OMP_NUM_THREADS=1 python scripts/bench_update.py --compile eager recur loss --updates 4
+    OMP_NUM_THREADS=1 python scripts/bench_update.py --compile eager recur loss all_pairs --updates 4
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from baselines.config import load_config  # noqa: E402
 from baselines.packing import learner_segments  # noqa: E402
 from baselines.ppo import PPOTrainer  # noqa: E402
 
-VARIANTS = ("eager", "recur", "loss")
+VARIANTS = ("eager", "recur", "loss", "all_pairs")
 
 
 def minibatches(trainer: PPOTrainer) -> list[dict]:
@@ -59,7 +61,12 @@ def time_variant(config: str, variant: str, updates: int, at_agent_steps: int) -
         trainer.train(updates=1)  # numba compiles the engine and bots
         mbs = minibatches(trainer)
     loss_fn, recur = ppo_update.ppo_loss, networks.recur
-    if variant == "recur":
+    legal_pairs = networks.StructuredActorCritic._legal_pair_logits
+    if variant == "all_pairs":
+        networks.StructuredActorCritic._legal_pair_logits = lambda self, mem, pairs, legal: self._pair_logits(
+            mem, pairs
+        )
+    elif variant == "recur":
         networks.recur = torch.compile(recur, dynamic=True)
     elif variant == "loss":
         loss_fn = torch.compile(ppo_update.ppo_loss, dynamic=True)
@@ -80,6 +87,7 @@ def time_variant(config: str, variant: str, updates: int, at_agent_steps: int) -
         times = [update() for _ in range(updates)]
     finally:
         networks.recur = recur
+        networks.StructuredActorCritic._legal_pair_logits = legal_pairs
     return {"first": first, "best": min(times), "worst": max(times), "minibatches": len(mbs)}
 
 

@@ -60,6 +60,54 @@ def test_split_pair_scorer_equals_the_concatenated_one():
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
+def test_pair_scores_skipped_where_no_exchange_is_legal_change_no_probability_or_gradient():
+    """Issue 17: the pair scorer runs only on rows where an exchange is legal; the other rows' exchange
+    logits are masked, so log-probabilities, entropy, value and every gradient equal the full head's."""
+    from baselines.networks import StructuredActorCritic
+    from quatro_env.quatro.actions import ActionCodec, ActionKind
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    torch.manual_seed(2)
+    codec, obs_dim = ActionCodec(4), ObservationEncoder(4).obs_dim
+    model = StructuredActorCritic(obs_dim, codec.num_actions, hidden=32, rnn=16)
+    obs = torch.randint(0, 2, (5, 6, obs_dim), dtype=torch.uint8)
+    mask = torch.randint(0, 2, (5, 6, codec.num_actions), dtype=torch.int8)
+    ex = codec.ranges[ActionKind.EXCHANGE]
+    legal_rows = torch.rand(5, 6) < 0.4
+    mask[..., ex.start : ex.stop] = legal_rows.unsqueeze(-1).to(torch.int8)  # a kind is legal whole
+    mask[..., 0] = 1
+    memory, _ = model.unroll(obs, torch.zeros(5, 6, dtype=torch.bool), model.initial_state(6))
+    action = torch.where(mask.bool(), torch.rand(mask.shape), -1.0).argmax(-1)
+
+    def outputs(skip: bool):
+        if skip:
+            dist, value = model.heads(memory, mask)
+        else:
+            full = StructuredActorCritic._legal_pair_logits
+            try:
+                StructuredActorCritic._legal_pair_logits = lambda self, m, p, legal: self._pair_logits(m, p)
+                dist, value = model.heads(memory, mask)
+            finally:
+                StructuredActorCritic._legal_pair_logits = full
+        out = (dist.log_prob(action).sum() + dist.entropy().sum() + value.sum(), dist.probs)
+        return (
+            out[0],
+            out[1],
+            torch.autograd.grad(out[0], list(model.parameters()), allow_unused=True, retain_graph=True),
+        )
+
+    loss_a, probs_a, grads_a = outputs(True)
+    loss_b, probs_b, grads_b = outputs(False)
+    assert 0 < int(legal_rows.sum()) < legal_rows.numel()
+    torch.testing.assert_close(probs_a, probs_b, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(loss_a, loss_b, rtol=1e-5, atol=1e-5)
+    for a, b in zip(grads_a, grads_b, strict=True):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
 @st.composite
 def _rollout_flags(draw):
     steps, slots = draw(st.integers(1, 12)), draw(st.integers(1, 6))
