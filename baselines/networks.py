@@ -133,6 +133,10 @@ class StructuredActorCritic(RecurrentActorCritic):
     ``unroll`` returns the GRU output with this tick's parsed features appended; ``heads`` splits them.
     """
 
+    #: score the exchanges of every row, not only where one is legal (the same distribution, more work:
+    #: what ``scripts/bench_update.py``'s ``all_pairs`` times and the equality test compares against)
+    score_every_pair = False
+
     def __init__(
         self,
         obs_dim: int,
@@ -195,7 +199,7 @@ class StructuredActorCritic(RecurrentActorCritic):
         exchange logits are masked to -1e9 anyway (probability 0, gradient 0), so the distribution and
         the loss are the same; the pair scorer's ``[rows, 16, 64]`` layer is most of the head's work,
         and an exchange is legal on a quarter to a third of the rows (Q13's cooldown, issue 17)."""
-        if mem.device.type != "cpu":  # finding the rows asks the host: a GPU scores them all
+        if self.score_every_pair or mem.device.type != "cpu":  # finding the rows asks the host
             return self._pair_logits(mem, pairs)
         rows = legal.ne(0).any(-1).nonzero().squeeze(1)
         if rows.numel() == legal.shape[0]:

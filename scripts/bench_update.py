@@ -8,7 +8,7 @@ for every variant, so variants of the update can be compared without the rollout
 * ``recur``: the GRU recurrence (``baselines.networks.recur``) compiled by inductor;
 * ``loss``: the whole loss (``baselines.ppo_update.ppo_loss``) compiled by inductor;
 * ``all_pairs``: the pair scorer on every row, as before it skipped the rows where no exchange is
-  legal (``StructuredActorCritic._legal_pair_logits``).
+  legal (``StructuredActorCritic.score_every_pair``).
 
 Shapes vary between minibatches (packed columns), so both compile with ``dynamic=True``. The first
 update (compilation included) is reported apart.
@@ -61,12 +61,8 @@ def time_variant(config: str, variant: str, updates: int, at_agent_steps: int) -
         trainer.train(updates=1)  # numba compiles the engine and bots
         mbs = minibatches(trainer)
     loss_fn, recur = ppo_update.ppo_loss, networks.recur
-    legal_pairs = networks.StructuredActorCritic._legal_pair_logits
-    if variant == "all_pairs":
-        networks.StructuredActorCritic._legal_pair_logits = lambda self, mem, pairs, legal: self._pair_logits(
-            mem, pairs
-        )
-    elif variant == "recur":
+    trainer.model.score_every_pair = variant == "all_pairs"
+    if variant == "recur":
         networks.recur = torch.compile(recur, dynamic=True)
     elif variant == "loss":
         loss_fn = torch.compile(ppo_update.ppo_loss, dynamic=True)
@@ -87,7 +83,6 @@ def time_variant(config: str, variant: str, updates: int, at_agent_steps: int) -
         times = [update() for _ in range(updates)]
     finally:
         networks.recur = recur
-        networks.StructuredActorCritic._legal_pair_logits = legal_pairs
     return {"first": first, "best": min(times), "worst": max(times), "minibatches": len(mbs)}
 
 

@@ -80,15 +80,8 @@ def test_pair_scores_skipped_where_no_exchange_is_legal_change_no_probability_or
     action = torch.where(mask.bool(), torch.rand(mask.shape), -1.0).argmax(-1)
 
     def outputs(skip: bool):
-        if skip:
-            dist, value = model.heads(memory, mask)
-        else:
-            full = StructuredActorCritic._legal_pair_logits
-            try:
-                StructuredActorCritic._legal_pair_logits = lambda self, m, p, legal: self._pair_logits(m, p)
-                dist, value = model.heads(memory, mask)
-            finally:
-                StructuredActorCritic._legal_pair_logits = full
+        model.score_every_pair = not skip
+        dist, value = model.heads(memory, mask)
         out = (dist.log_prob(action).sum() + dist.entropy().sum() + value.sum(), dist.probs)
         return (
             out[0],
