@@ -15,6 +15,9 @@ from torch.distributions import Categorical
 from baselines.features import PAIR_DIM, ObsFeatures
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 
+#: the logit of an illegal action: its probability is exactly 0 and it gets no gradient
+MASKED_LOGIT = -1e9
+
 
 def _layer(inp: int, out: int, gain: float = 2**0.5) -> nn.Linear:
     layer = nn.Linear(inp, out)
@@ -91,7 +94,7 @@ class RecurrentActorCritic(nn.Module):
     def heads(
         self, memory: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
     ) -> tuple[Categorical, torch.Tensor | None]:
-        logits = self.actor(memory).masked_fill(mask == 0, -1e9)
+        logits = self.actor(memory).masked_fill(mask == 0, MASKED_LOGIT)
         critic_in = memory
         if self.state_encoder is not None:
             if state is None:  # a seat played alone: the actor only (the central value needs the table)
@@ -215,9 +218,12 @@ class StructuredActorCritic(RecurrentActorCritic):
         lead = memory.shape[:-1]
         parsed = memory.reshape(-1, memory.shape[-1])
         r, f = self.rnn_size, self.features.table_dim
-        mem, table = parsed[:, :r], parsed[:, r : r + f]
-        pairs = parsed[:, r + f : r + f + 16 * PAIR_DIM].reshape(-1, 16, PAIR_DIM)
-        pointers = parsed[:, r + f + 16 * PAIR_DIM :].reshape(parsed.shape[0], 2, -1)
+        # Only the memory carries gradient: the parsed features are functions of the observation
+        # alone, and detached they cost backward no zero-filled [rows, width] gradient per slice.
+        mem, features = parsed[:, :r], parsed[:, r:].detach()
+        table = features[:, :f]
+        pairs = features[:, f : f + 16 * PAIR_DIM].reshape(-1, 16, PAIR_DIM)
+        pointers = features[:, f + 16 * PAIR_DIM :].reshape(parsed.shape[0], 2, -1)
         logits = self.actor(mem) + self.skip(table)
         ex = self.exchange
         pair_logits = self._legal_pair_logits(
@@ -237,7 +243,7 @@ class StructuredActorCritic(RecurrentActorCritic):
             ],
             dim=-1,
         )
-        logits = logits.reshape(*lead, -1).masked_fill(mask == 0, -1e9)
+        logits = logits.reshape(*lead, -1).masked_fill(mask == 0, MASKED_LOGIT)
         critic_in = torch.cat([mem, table], dim=-1)
         if self.state_encoder is not None:
             if state is None:  # a seat played alone: the actor only (the central value needs the table)
