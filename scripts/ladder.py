@@ -1,11 +1,15 @@
 """The bot ladder: every scripted bot against every other, one documented command.
 
     OMP_NUM_THREADS=1 python scripts/ladder.py            # ~10 min on 2 cores (~12 min of CPU)
+    OMP_NUM_THREADS=1 python scripts/ladder.py --batched --matches 5000   # win rates only, batch scale
 
 Plays ``--matches`` matches per pair (seats rotated, fixed seeds) on the config below, writes
 ``docs/evaluation/ladder.json`` (schema ``quatro-eval/1``), ``ladder.md`` and the PNG plots, checks
 the ladder's expected order, and rewrites the results section of ``docs/evaluation.md`` between
-its ``<!-- ladder:begin -->`` / ``<!-- ladder:end -->`` markers.
+its ``<!-- ladder:begin -->`` / ``<!-- ladder:end -->`` markers. ``--batched`` plays the same pairs on
+the batched engine with the batched bots (``quatro_env/eval/batch_play.py``: win and draw rates only,
+no communication metrics), writes ``ladder_batched.json`` and ``ladder_batched.md`` and runs the same
+checks; it leaves docs/evaluation.md as it is.
 
 The config is the rules' own (4 players, 5 points to win, 180 s rounds, every duration at its
 default); the harness adds one limit, at most 12 rounds a match (then a draw unless a team has won),
@@ -23,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from quatro_env.eval import cross_play, to_markdown, write_json  # noqa: E402
+from quatro_env.eval.batch_play import batch_cross_play  # noqa: E402
 from quatro_env.eval.plots import write_plots  # noqa: E402
 
 BOTS = ["random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter"]
@@ -97,7 +102,10 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "evaluation")
     p.add_argument("--doc", type=Path, default=ROOT / "docs" / "evaluation.md")
     p.add_argument("--no-doc", action="store_true", help="do not rewrite docs/evaluation.md")
+    p.add_argument("--batched", action="store_true", help="win rates only, on the batched engine and bots")
     args = p.parse_args()
+    if args.batched:
+        return batched(args)
 
     report = cross_play(
         BOTS,
@@ -137,6 +145,50 @@ def main() -> int:
             args.doc.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
             print(f"updated {args.doc.relative_to(ROOT)}")
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def batched(args: argparse.Namespace) -> int:
+    """The same pairs at batch scale: win and draw rates with their intervals, and the same checks."""
+    config = dict(CONFIG, round_seconds=args.round_seconds, points_to_win=args.points_to_win)
+    report = batch_cross_play(
+        BOTS, matches=args.matches, config=config, seed=args.seed, max_rounds=args.max_rounds
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_json(report, args.out / "ladder_batched.json")
+    text = batched_markdown(report)
+    (args.out / "ladder_batched.md").write_text(text)
+    print(text)
+    return 0 if all(ok for ok, _ in checks(report)) else 1
+
+
+def batched_markdown(report: dict) -> str:
+    """``ladder_batched.md`` from the report of ``--batched``."""
+    cp, labels, matches = report["cross_play"], report["policies"], report["matches"]
+    rows = ["| row vs column | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for i, a in enumerate(labels):
+        cells = ["—" if cp["win_rate"][i][j] is None else _cell(cp, i, j) for j in range(len(labels))]
+        rows.append(f"| {a} | " + " | ".join(cells) + " |")
+    seconds = report["wall_seconds"]
+    body = [
+        f"Produced by `OMP_NUM_THREADS=1 python scripts/ladder.py --batched --matches {matches}`: "
+        f"{matches:,} matches a pair, {seconds / 60:.1f} min wall in one process, "
+        f"{report['agent_steps'] / seconds:,.0f} agent-steps/s.",
+        "",
+        "Win rate of the row bot against the column bot, 95% Wilson interval; `d` = draw rate.",
+        "",
+        *rows,
+        "",
+        "Ladder checks (on the 95% intervals):",
+        "",
+        *[f"- {'PASS' if ok else 'FAIL'}: {text}" for ok, text in checks(report)],
+    ]
+    return "\n".join(body) + "\n"
+
+
+def _cell(cp: dict, i: int, j: int) -> str:
+    low, high = cp["win_ci95"][i][j]
+    draws = f" d {cp['draw_rate'][i][j]:.3g}" if cp["draw_rate"][i][j] else ""
+    return f"{cp['win_rate'][i][j]:.3f} [{low:.3f}, {high:.3f}]{draws}"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+"""The ladder at batch scale (quatro_env/eval/batch_play.py; issue 17, item 3): outcomes counted by
+the rules, seats rotated as in the harness, the harness's win rates, seeded, bad input refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from quatro_env.eval import cross_play
+from quatro_env.eval.batch_play import batch_cross_play, play_lineup
+
+SHORT = {"num_players": 4, "points_to_win": 3, "round_seconds": 60}
+
+
+def test_a_calling_bot_wins_every_match_against_one_that_never_calls_whichever_team_it_plays():
+    """Q18/Q24: collector never calls, so only honest's team scores; the slots swap teams every match
+    (the harness's rotation), so a wrong seat-to-slot mapping would credit collector with half."""
+    out = play_lineup(["honest", "collector"], matches=40, config=SHORT, seed=1, max_rounds=10)
+    assert out["wins"] == [40, 0] and out["draws"] == 0
+    assert out["agent_steps"] == out["ticks"] * 40 * 4
+
+
+def test_a_match_nobody_can_win_is_a_draw_at_the_round_limit():
+    """Q10: neither random nor collector calls, every round is blank; max_rounds ends it as a draw."""
+    out = play_lineup(["random", "collector"], matches=12, config=dict(SHORT, round_seconds=20), max_rounds=2)
+    assert out["wins"] == [0, 0] and out["draws"] == 12
+
+
+def test_six_players_credit_each_slot_and_shared_wins_at_most_once_a_match():
+    out = play_lineup(["counter", "honest", "decoy"], matches=30, config=dict(SHORT, num_players=6), seed=2)
+    assert sum(out["wins"]) + out["draws"] >= 30 and all(0 <= w <= 30 for w in out["wins"])
+    assert out["wins"][0] > out["wins"][1]  # counter reads honest's sign (the ladder's order)
+
+
+def test_batch_win_rates_agree_with_the_harness():
+    """The same bots and rules as the harness's numpy bots: counter against honest on 200 harness
+    matches and 2,000 batched ones; the 95 % intervals overlap (both seeded: no flakiness)."""
+    harness = cross_play(
+        ["counter", "honest"],
+        matches=200,
+        config=SHORT,
+        seed=0,
+        max_rounds=10,
+        probe_matches=0,
+        workers=1,
+        progress=False,
+    )["cross_play"]
+    batch = batch_cross_play(["counter", "honest"], matches=2000, config=SHORT, seed=0, max_rounds=10)
+    for side, other in ((0, 1), (1, 0)):
+        (lo_h, hi_h), (lo_b, hi_b) = (
+            harness["win_ci95"][side][other],
+            batch["cross_play"]["win_ci95"][side][other],
+        )
+        assert lo_h <= hi_b and lo_b <= hi_h, (harness, batch["cross_play"])
+    width = batch["cross_play"]["win_ci95"][0][1]
+    assert width[1] - width[0] < 0.05  # ten times the matches: intervals about a third as wide
+    assert batch["cross_play"]["win_rate"][0][0] is None
+
+
+def test_the_same_seed_gives_the_same_matches_and_another_seed_others():
+    def outcome(seed):
+        out = play_lineup(["decoy", "eavesdropper"], matches=50, config=SHORT, seed=seed)
+        return out["wins"], out["ticks"]  # the longest match's length: a fingerprint of every match
+
+    assert outcome(3) == outcome(3)
+    assert outcome(3) != outcome(4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"policies": ["cover", "honest"], "matches": 4}, "no batched version of \\['cover'\\]"),
+        ({"policies": ["honest", "decoy"], "matches": 0}, "matches: a whole number >= 1"),
+        ({"policies": ["honest", "decoy"], "matches": True}, "matches: a whole number >= 1"),
+        ({"policies": ["honest", "decoy"], "matches": 4, "max_rounds": 0}, "max_rounds"),
+        ({"policies": ["honest"], "matches": 4}, "need one policy per team"),
+    ],
+)
+def test_bad_input_is_refused_by_name(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        play_lineup(kwargs.pop("policies"), **kwargs)
+
+
+def test_cross_play_needs_two_distinct_bots():
+    with pytest.raises(ValueError, match="at least two distinct bots"):
+        batch_cross_play(["honest", "honest"], matches=4)
