@@ -14,9 +14,13 @@ with numpy, so give them ``numpy=True``. Episodes reset automatically in the sam
 (SB3/SuperSuit convention); the next episode's first observation is returned and, with
 ``keep_final=True``, ``info["final_observation"]`` holds the last one of the finished episode (also
 under Gymnasium's names, ``info["final_obs"]`` with the per-slot flags ``info["_final_obs"]``).
-Bot seats (Q22) are played by the configured bot policy (``idle``: no-op; ``random``: uniform
-legal without calls; ``random_caller``: uniform legal, all on the device; any other policy of
-``BOT_POLICIES`` runs as one numpy bot object per table and bot seat, a slow path).
+Bot seats (Q22) are played by the configured bot policy: ``idle`` (no-op), ``random`` (uniform
+legal without calls) and ``random_caller`` (uniform legal) on the device; the scripted ladder
+(``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``, ``listener``) as rows of
+:class:`~quatro_env.bots.batched.BatchedBots`, every bot seat of every table in one compiled call on
+the host (the numpy bots' rules and decisions, tested); ``cover`` and ``shout``, which have no batched
+version, as one numpy bot object per table and bot seat (a slow path). A table that finishes an
+episode gets fresh bots, as a new match does.
 Arrays are torch tensors on the engine's device (zero copy); ``numpy=True`` returns numpy arrays.
 """
 
@@ -30,7 +34,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from quatro_env.batched.engine import BatchedQuatroEngine
+from quatro_env.bots.batched import KINDS, BatchedBots
 from quatro_env.quatro.actions import ActionKind
+
+#: bot policies the engine's device plays itself (whole-batch torch operations)
+DEVICE_POLICIES = ("idle", "random", "random_caller")
+
+
+#: the batched bots' draws come from ``numpy.random.default_rng([seed, BOT_DRAW_STREAM])``
+BOT_DRAW_STREAM = 0xB075
 
 
 class QuatroVectorEnv(VectorEnv):
@@ -70,12 +82,21 @@ class QuatroVectorEnv(VectorEnv):
             r = e.codec.ranges[kind]
             self._no_calls[r.start : r.stop] = 0
         self._joint = torch.zeros(self.num_tables, e.n, dtype=torch.long, device=e.device)
+        policy = e.config.bot_policy
         self._scripted = None
-        if self.bot_seats and e.config.bot_policy not in ("idle", "random", "random_caller"):
-            # scripted policies read numpy observations: one bot object per (table, bot seat) (slow path)
+        self._bots: BatchedBots | None = None
+        self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
+        if self.bot_seats and policy in KINDS and policy not in DEVICE_POLICIES:
+            # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j
+            self._bots = BatchedBots(e.n, self.num_tables * len(self.bot_seats))
+            self._bot_kind = BatchedBots.kind_ids([policy])[0]
+            self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
+            self._bot_rng = np.random.default_rng(None if seed is None else [int(seed), BOT_DRAW_STREAM])
+        elif self.bot_seats and policy not in DEVICE_POLICIES:
+            # no batched version (cover, shout): one numpy bot object per (table, bot seat) (slow path)
             from quatro_env.quatro.bots import BOT_POLICIES
 
-            factory = BOT_POLICIES[e.config.bot_policy]
+            factory = BOT_POLICIES[policy]
             base = 0 if seed is None else int(seed)
             self._scripted = {
                 (b, s): factory(e.n, base * 1_000_003 + b * e.n + s)
@@ -104,6 +125,11 @@ class QuatroVectorEnv(VectorEnv):
             info["_final_obs"] = self._out(res.info["done"].repeat_interleave(self.agents_per_table))
         return info
 
+    @property
+    def bot_actions(self) -> torch.Tensor:
+        """``[num_tables, len(bot_seats)]``: the actions the bot seats played on the last step."""
+        return self._joint.index_select(1, self._bot_seats)
+
     def state(self):
         """Global state per table, ``[num_tables, n * obs_dim]`` (every seat's observation)."""
         return self._out(self.engine.state())
@@ -112,12 +138,27 @@ class QuatroVectorEnv(VectorEnv):
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._gen.manual_seed(int(seed) ^ 0x5EED)
+        if self._bots is not None:  # fresh bots for every table's new match
+            self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
+            if seed is not None:
+                self._bot_rng = np.random.default_rng([int(seed), BOT_DRAW_STREAM])
         res = self.engine.reset(seed)
         return self._out(self._slots(res.observations)), self._infos(res)
+
+    def _bot_draws(self, rows: int) -> np.ndarray:
+        """This tick's uniform draws of the batched bots, ``[rows, num_draws]`` (Q30: from the env's seed)."""
+        return self._bot_rng.random((rows, self._bots.num_draws))
 
     def _bot_actions(self) -> None:
         e = self.engine
         policy = e.config.bot_policy
+        if self._bots is not None:  # every bot seat of every table in one call, on the host
+            seats = self._bot_seats
+            obs = e.observations.index_select(1, seats).reshape(self._bots.rows, -1).cpu().numpy()
+            masks = e.masks.index_select(1, seats).reshape(self._bots.rows, -1).cpu().numpy()
+            acts = self._bots.act(obs, masks, self._bot_draws(self._bots.rows))
+            self._joint[:, seats] = torch.from_numpy(acts).view(self.num_tables, -1).to(e.device)
+            return
         if self._scripted is not None:
             obs, masks = e.observations.cpu().numpy(), e.masks.cpu().numpy()
             acts = torch.zeros(self.num_tables, len(self.bot_seats), dtype=torch.long)
@@ -145,6 +186,11 @@ class QuatroVectorEnv(VectorEnv):
             self._bot_actions()
             joint = self._joint
         res = e.step(joint)
+        if self._bots is not None and bool(res.info["done"].any()):  # a new episode: fresh bots
+            k = len(self.bot_seats)
+            done = res.info["done"].cpu().numpy()
+            rows = (np.flatnonzero(done)[:, None] * k + np.arange(k)).reshape(-1)
+            self._bots.reset_rows(rows, np.full(rows.size, self._bot_kind))
         if self._scripted is not None and bool(res.info["done"].any()):
             for b in res.info["done"].nonzero().squeeze(1).tolist():  # a new episode: fresh bot state
                 for s in self.bot_seats:
