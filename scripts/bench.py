@@ -279,6 +279,8 @@ def main() -> None:
         if args.devices == "auto"
         else args.devices.split(",")
     )
+    if any(d.startswith("cuda") for d in devices) and not torch.cuda.is_available():
+        p.error(f"--devices {args.devices}: no CUDA device here (torch {torch.__version__})")
 
     backends = args.backends.split(",")
     rows = []
