@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from quatro_env.eval import cross_play, to_markdown, write_json  # noqa: E402
 from quatro_env.eval.batch_play import batch_cross_play  # noqa: E402
 from quatro_env.eval.plots import write_plots  # noqa: E402
+from quatro_env.eval.report import win_rate_lines  # noqa: E402
 
 BOTS = ["random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter"]
 CONFIG = {"num_players": 4, "points_to_win": 5, "round_seconds": 180.0}  # the rules' values (Q10, Q24)
@@ -163,32 +164,19 @@ def batched(args: argparse.Namespace) -> int:
 
 def batched_markdown(report: dict) -> str:
     """``ladder_batched.md`` from the report of ``--batched``."""
-    cp, labels, matches = report["cross_play"], report["policies"], report["matches"]
-    rows = ["| row vs column | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
-    for i, a in enumerate(labels):
-        cells = ["—" if cp["win_rate"][i][j] is None else _cell(cp, i, j) for j in range(len(labels))]
-        rows.append(f"| {a} | " + " | ".join(cells) + " |")
-    seconds = report["wall_seconds"]
+    matches, seconds = report["matches"], report["wall_seconds"]
     body = [
         f"Produced by `OMP_NUM_THREADS=1 python scripts/ladder.py --batched --matches {matches}`: "
         f"{matches:,} matches a pair, {seconds / 60:.1f} min wall in one process, "
         f"{report['agent_steps'] / seconds:,.0f} agent-steps/s.",
         "",
-        "Win rate of the row bot against the column bot, 95% Wilson interval; `d` = draw rate.",
-        "",
-        *rows,
+        *win_rate_lines(report["policies"], report["cross_play"]),
         "",
         "Ladder checks (on the 95% intervals):",
         "",
         *[f"- {'PASS' if ok else 'FAIL'}: {text}" for ok, text in checks(report)],
     ]
     return "\n".join(body) + "\n"
-
-
-def _cell(cp: dict, i: int, j: int) -> str:
-    low, high = cp["win_ci95"][i][j]
-    draws = f" d {cp['draw_rate'][i][j]:.3g}" if cp["draw_rate"][i][j] else ""
-    return f"{cp['win_rate'][i][j]:.3f} [{low:.3f}, {high:.3f}]{draws}"
 
 
 if __name__ == "__main__":

@@ -80,6 +80,23 @@ TEAM_HEADER = (
 )
 
 
+def win_rate_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
+    """The cross-play win-rate table (row against column, 95% interval, draw rate when any)."""
+    lines = [
+        "Win rate of the row policy against the column policy, 95% Wilson interval; `d` = draw rate.",
+        "",
+        "| row vs column | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
+    ]
+    for i, a in enumerate(labels):
+        cells = []
+        for j in range(len(labels)):
+            w, d = cp["win_rate"][i][j], cp["draw_rate"][i][j]
+            cells.append(_ci(w, cp["win_ci95"][i][j]) + (f" d{d:.2g}" if w is not None and d else ""))
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    return lines
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"Config: {config_line(report)}", ""]
     if report["kind"] == "evaluate":
@@ -98,25 +115,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         return "\n".join(lines + _partner_play_lines(report)) + "\n"
     labels = report["policies"]
     cp = report["cross_play"]
-    lines.append(
-        "Win rate of the row policy against the column policy, 95% Wilson interval; `d` = draw rate."
-    )
-    lines.append("")
-    lines.append("| row vs column | " + " | ".join(labels) + " |")
-    lines.append("|---|" + "---|" * len(labels))
-    for i, a in enumerate(labels):
-        cells = []
-        for j in range(len(labels)):
-            w = cp["win_rate"][i][j]
-            if w is None:
-                cells.append("—")
-                continue
-            cell = _ci(w, cp["win_ci95"][i][j])
-            d = cp["draw_rate"][i][j]
-            if d:
-                cell += f" d{d:.2f}"
-            cells.append(cell)
-        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    lines.extend(win_rate_lines(labels, cp))
     lines.append("")
     lines.append("Points per round of the row policy against the column policy:")
     lines.append("")
