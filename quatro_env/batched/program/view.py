@@ -17,6 +17,13 @@ def _clip(x):
 
 
 @rule
+def _hot(w, at, x):
+    """A one-hot field: ``w[at + x] = 1`` for a value ``x >= 0``; -1 (none) leaves the field zero."""
+    if x >= 0:
+        w[at + x] = 1
+
+
+@rule
 def encode_table(b, obs, prm, offs, S, V, W, slot):
     """Every seat's egocentric observation, exactly as ``ObservationEncoder.encode``.
 
@@ -42,116 +49,70 @@ def encode_table(b, obs, prm, offs, S, V, W, slot):
     for s in range(n):
         PV = s * P
         for j in range(4):
-            c = S.hands[b, s, j]
-            if c >= 0:
-                w[PV + offs.hand + j * v + (c >> 2)] = 1
-        ts = S.team_sign[b, s % T]
-        if ts >= 0:
-            w[PV + offs.sign + ts] = 1
-        e = S.emoji[b, s]
-        if e >= 0:
-            w[PV + offs.emoji + e] = 1
+            _hot(w, PV + offs.hand + j * v, S.hands[b, s, j] >> 2)  # a card's value is its id >> 2
+        _hot(w, PV + offs.sign, S.team_sign[b, s % T])
+        _hot(w, PV + offs.emoji, S.emoji[b, s])
         rl = np.int64(S.rem_last[b, s])
         if S.rem_open[b, s] < now and now <= rl:
             w[PV + offs.reminder] = 1
             w[PV + offs.reminder_left] = _clip(rl - now + 1)
-        r = V.ev_rejected[b, s]
-        if r >= 0:
-            w[PV + offs.rejected_slot + r] = 1
+        _hot(w, PV + offs.rejected_slot, V.ev_rejected[b, s])
     # ---- table block (Q27)
     w[TAB + offs.phase + ph] = 1
     if ph != C.OVER:
         w[TAB + offs.phase_left] = _clip(np.int64(S.phase_end[b]) - now + 1)
     w[TAB + offs.round] = _clip(np.int64(S.round_index[b]))
     for j in range(4):
-        c = S.center[b, j]
-        if c >= 0:
-            w[TAB + offs.center + j * v + (c >> 2)] = 1
+        _hot(w, TAB + offs.center + j * v, S.center[b, j] >> 2)
     vo = S.vote_open[b]
     if vo:
         w[TAB + offs.vote_open] = 1
         w[TAB + offs.vote_left] = _clip(np.int64(S.vote_deadline[b]) - now + 1)
-    if S.reshuffled[b]:
-        w[TAB + offs.reshuffle_used] = 1
-    npr = np.int64(S.next_proposal[b])
-    if play and npr > now:
-        w[TAB + offs.proposal_wait] = _clip(npr - now)
-    if V.ev_vote_failed[b]:
-        w[TAB + offs.vote_failed] = 1
-    if V.ev_reshuffled[b]:
-        w[TAB + offs.reshuffled] = 1
-    ck = S.call_kind[b]
-    if ck >= 0:
-        w[TAB + offs.last_call + ck] = 1
+    w[TAB + offs.reshuffle_used] = S.reshuffled[b]
+    if play:
+        w[TAB + offs.proposal_wait] = _clip(np.int64(S.next_proposal[b]) - now)
+    w[TAB + offs.vote_failed] = V.ev_vote_failed[b]
+    w[TAB + offs.reshuffled] = V.ev_reshuffled[b]
+    _hot(w, TAB + offs.last_call, S.call_kind[b])
     # ---- team blocks (absolute order, observer 0)
     for tm in range(T):
         o = TM + tm * TB
-        sc = S.scores[b, tm]
-        w[o + offs.score] = sc if sc > 0 else 0
-        if S.call_target[b] == tm:
-            w[o + offs.accused] = 1
-        if S.call_scoring[b, tm]:
-            w[o + offs.scored] = 1
-        ts = S.team_sign[b, tm]
-        if prm.reveal_signs and revealed and ts >= 0:
-            w[o + offs.revealed_sign + ts] = 1
+        w[o + offs.score] = max(S.scores[b, tm], 0)
+        w[o + offs.accused] = S.call_target[b] == tm
+        w[o + offs.scored] = S.call_scoring[b, tm]
+        if prm.reveal_signs and revealed:
+            _hot(w, o + offs.revealed_sign, S.team_sign[b, tm])
     # ---- seat blocks (absolute order, observer 0)
     for s in range(n):
         o = ST + s * SB
-        if S.connected[b, s]:
-            w[o + offs.connected] = 1
-        if S.ready[b, s]:
-            w[o + offs.ready] = 1
+        w[o + offs.connected] = S.connected[b, s]
+        w[o + offs.ready] = S.ready[b, s]
         if play:
-            if S.floor[b, s]:
-                w[o + offs.floor] = 1
+            w[o + offs.floor] = S.floor[b, s]
             w[o + offs.exchange_wait] = _clip(np.int64(S.next_exchange[b, s]) - now)
             w[o + offs.floor_wait] = _clip(np.int64(S.next_floor[b, s]) - now)
         pe = S.pulse_emoji[b, s]
-        if pe >= 0:
-            w[o + offs.pulse_emoji + pe] = 1
-            w[o + offs.pulse_age] = _clip(now - 1 - np.int64(S.pulse_tick[b, s]))
-        else:
-            w[o + offs.pulse_age] = C.CLIP
-        sl = V.ev_slot[b, s]
-        if sl >= 0:
-            w[o + offs.exchanged] = 1
-            w[o + offs.exchange_slot + sl] = 1
-        x = V.ev_taken[b, s]
-        if x >= 0:
-            w[o + offs.taken + x] = 1
-        x = V.ev_placed[b, s]
-        if x >= 0:
-            w[o + offs.placed + x] = 1
+        _hot(w, o + offs.pulse_emoji, pe)
+        w[o + offs.pulse_age] = _clip(now - 1 - np.int64(S.pulse_tick[b, s])) if pe >= 0 else C.CLIP
+        w[o + offs.exchanged] = V.ev_slot[b, s] >= 0
+        _hot(w, o + offs.exchange_slot, V.ev_slot[b, s])
+        _hot(w, o + offs.taken, V.ev_taken[b, s])
+        _hot(w, o + offs.placed, V.ev_placed[b, s])
         if V.ev_act[b, s]:
-            x = V.ev_pos[b, s]
-            w[o + offs.order] = x if x > 0 else 0
-        if V.ev_took[b, s]:
-            w[o + offs.took_floor] = 1
-        if V.ev_released[b, s]:
-            w[o + offs.released_floor] = 1
-        x = V.ev_vote[b, s]
-        if x == 1:
-            w[o + offs.voted_yes] = 1
-        elif x == 2:
-            w[o + offs.voted_no] = 1
-        if V.ev_proposed[b, s]:
-            w[o + offs.proposed] = 1
-        if vo and S.voters[b, s]:
-            w[o + offs.voter] = 1
-        if vo and S.yes[b, s]:
-            w[o + offs.said_yes] = 1
-        if V.ev_replaced[b, s]:
-            w[o + offs.hand_replaced] = 1
-        if vo and S.vote_proposer[b] == s:
-            w[o + offs.proposer] = 1
-        if S.call_caller[b] == s:
-            w[o + offs.caller] = 1
+            w[o + offs.order] = max(V.ev_pos[b, s], 0)
+        w[o + offs.took_floor] = V.ev_took[b, s]
+        w[o + offs.released_floor] = V.ev_released[b, s]
+        w[o + offs.voted_yes] = V.ev_vote[b, s] == 1
+        w[o + offs.voted_no] = V.ev_vote[b, s] == 2
+        w[o + offs.proposed] = V.ev_proposed[b, s]
+        w[o + offs.voter] = vo and S.voters[b, s]
+        w[o + offs.said_yes] = vo and S.yes[b, s]
+        w[o + offs.hand_replaced] = V.ev_replaced[b, s]
+        w[o + offs.proposer] = vo and S.vote_proposer[b] == s
+        w[o + offs.caller] = S.call_caller[b] == s
         if revealed:
             for j in range(4):
-                c = S.hands[b, s, j]
-                if c >= 0:
-                    w[o + offs.revealed_hand + j * v + (c >> 2)] = 1
+                _hot(w, o + offs.revealed_hand + j * v, S.hands[b, s, j] >> 2)
     # ---- every observer's row: own private block, the table, teams and seats from its own
     # (copies between views indexed from 0, which LLVM vectorises)
     tb, sb = T * TB, n * SB
