@@ -63,6 +63,15 @@ def _reshuffle(b, prm, changed, S, V, REC, W, slot):
 
 
 @rule
+def _release_floor(b, s, S, V):
+    """Seat s lets go of the floor (Q15, Q17): its emoji and pulse stop; public this tick."""
+    S.floor[b, s] = False
+    S.emoji[b, s] = -1
+    S.pulse_anchor[b, s] = -1
+    V.ev_released[b, s] = True
+
+
+@rule
 def _end_round(b, scoring, kind, caller, target, t, prm, S, V, R):
     """Q10 the round ends at once; Q24 points never taken away; Q25 shared wins."""
     n, T = prm.n, prm.T
@@ -75,10 +84,7 @@ def _end_round(b, scoring, kind, caller, target, t, prm, S, V, R):
     S.vote_open[b] = False  # cancelled, no result
     for s in range(n):
         if S.floor[b, s]:  # every floor released (round over)
-            V.ev_released[b, s] = True
-            S.floor[b, s] = False
-            S.emoji[b, s] = -1
-            S.pulse_anchor[b, s] = -1
+            _release_floor(b, s, S, V)
         S.next_exchange[b, s] = 0  # Q11: cooldowns and reminders cleared
         S.next_floor[b, s] = 0
         S.rem_open[b, s] = -1
@@ -146,10 +152,7 @@ def _set_connected(b, s, on, K, S, V):
     else:
         S.connected[b, s] = False
         if S.floor[b, s] and S.phase[b] == C.PLAY:
-            V.ev_released[b, s] = True
-            S.floor[b, s] = False
-            S.emoji[b, s] = -1
-            S.pulse_anchor[b, s] = -1
+            _release_floor(b, s, S, V)
         if S.voters[b, s] and S.vote_open[b]:
             S.absent[b, s] = True  # Q20: the vote can only fail now
 

@@ -14,6 +14,7 @@ from quatro_env.batched.program.round import (
     _clear_events,
     _deal,
     _end_round,
+    _release_floor,
     _reshuffle,
     _set_connected,
 )
@@ -37,9 +38,6 @@ def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
     table's row of the work space ``W``)."""
     n, T = prm.n, prm.T
     record = prm.record != 0
-    guard = prm.guard != 0
-    zero_sum = prm.zero_sum != 0
-    has_schedule = K.sched.shape[0] > 0
     u, order, changed, scoring = W.u[slot], W.order[slot], W.changed[slot], W.scoring[slot]
     c0, per_seat = W.connected0[slot], W.per_seat[slot]
     _clear_events(b, n, V)
@@ -80,15 +78,13 @@ def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
                 V.ev_taken[b, s] = taken >> 2
                 V.ev_placed[b, s] = placed >> 2
                 V.ev_act[b, s] = True
-        elif kind in (C.K_TAKE, C.K_RELEASE):  # Q15, Q17
-            S.floor[b, s] = kind == C.K_TAKE
-            S.emoji[b, s] = -1
-            S.pulse_anchor[b, s] = -1
-            S.next_floor[b, s] = t + prm.floor_cooldown
+        elif kind in (C.K_TAKE, C.K_RELEASE):  # Q15, Q17: a floor taken has no emoji nor pulse yet
             if kind == C.K_TAKE:
+                S.floor[b, s], S.emoji[b, s], S.pulse_anchor[b, s] = True, -1, -1
                 V.ev_took[b, s] = True
             else:
-                V.ev_released[b, s] = True
+                _release_floor(b, s, S, V)
+            S.next_floor[b, s] = t + prm.floor_cooldown
             V.ev_act[b, s] = True
         elif kind == C.K_EMOJI:
             S.emoji[b, s] = arg
@@ -142,7 +138,7 @@ def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
                     S.vote_open[b] = False
                     _reshuffle(b, prm, changed, S, V, REC, W, slot)
         elif kind in (C.K_QUATRO, C.K_CONTRA):  # Q18, Q19
-            own = kind == C.K_QUATRO and guard and _is_quartet(S.hands, b, s)
+            own = kind == C.K_QUATRO and prm.guard != 0 and _is_quartet(S.hands, b, s)
             if own and not (S.rem_open[b, s] < t and t <= S.rem_last[b, s]):
                 S.rem_open[b, s] = t  # held back: the reminder (Q18)
                 S.rem_last[b, s] = t + prm.reminder_window
@@ -205,8 +201,7 @@ def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
 
     # ---- between ticks (Q23): schedule, then random connection changes
     if S.phase[b] != C.OVER:
-        if has_schedule:
-            _apply_schedule(b, t + 1, K, S, V)
+        _apply_schedule(b, t + 1, K, S, V)
         if prm.p_disconnect > 0 or prm.p_reconnect > 0:
             drawn = prm.p_disconnect > 0
             if not drawn:
@@ -240,7 +235,7 @@ def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
             losers += 1
     share = np.float32(-gained) / np.float32(max(losers, 1))
     for s in range(n):
-        if zero_sum and per_seat[s] == 0 and gained != 0 and losers > 0:
+        if prm.zero_sum != 0 and per_seat[s] == 0 and gained != 0 and losers > 0:
             R.rewards[b, s] = share
         else:
             R.rewards[b, s] = per_seat[s]
