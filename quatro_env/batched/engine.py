@@ -136,7 +136,7 @@ class BatchedQuatroEngine:
 
             self._view, const = cuda.as_cuda_array, cuda.to_device
         else:  # the CPU loops, or numba's CUDA simulator: numpy views of the CPU tensors
-            self._view, const = torch.Tensor.numpy, _same
+            self._view, const = torch.Tensor.numpy, np.asarray
         view = self._view
         self._prm = L.make_params(
             **dict(n=n, T=T, v=num_values(n), deck=dims.deck, A=A, D=D),
@@ -391,10 +391,6 @@ class BatchedQuatroEngine:
             slots = torch.cat([torch.arange(int(k)) for k in counts])
             draws["q5"] = [(rows, rec["q5"][rows, slots])]
         return draws
-
-
-def _same(array: np.ndarray) -> np.ndarray:
-    return array
 
 
 def numba_available() -> bool:
