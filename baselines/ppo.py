@@ -31,7 +31,6 @@ import torch
 
 from baselines.checkpoint_io import TRAINER_FORMAT, save_checkpoint
 from baselines.config import TrainConfig, load_config, one_line_error, override_config
-from baselines.malloc import keep_freed_memory
 from baselines.networks import build_model
 from baselines.packing import learner_segments
 from baselines.ppo_update import gae, packed_minibatch, ppo_loss, table_minibatch
@@ -526,7 +525,6 @@ class PPOTrainer:
         a save): ``committed`` is the snapshot of the last completed update, and it is what every
         checkpoint file holds and what the trainer returns to when interrupted."""
         cfg = self.cfg
-        keep_freed_memory()  # the update's tensors reuse freed blocks instead of faulting pages in
         committed = self.state_dict()
         last = self.num_updates if updates is None else min(self.num_updates, self.update + updates)
         writer = open_writer(cfg, self.run_dir)

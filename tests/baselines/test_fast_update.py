@@ -226,14 +226,3 @@ def test_gae_matches_the_recursion_written_out_and_stops_at_episode_ends():
     torch.testing.assert_close(adv[:, 1], torch.stack([b0, b1, b2]))
     torch.testing.assert_close(ret, adv + v)
 
-
-def test_keep_freed_memory_sets_glibc_thresholds_or_says_it_cannot():
-    """The update's allocator tuning (baselines/malloc.py): on Linux with glibc both ``mallopt`` calls
-    succeed and report True; anywhere else it is a no-op that reports False, never an error."""
-    import platform
-
-    from baselines.malloc import keep_freed_memory
-
-    glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
-    assert keep_freed_memory(64 << 20) is glibc
-    assert keep_freed_memory() is glibc  # may be called again (the trainer does, at every train())
