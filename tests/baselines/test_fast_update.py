@@ -225,4 +225,3 @@ def test_gae_matches_the_recursion_written_out_and_stops_at_episode_ends():
     b0 = r[0, 1] + gamma * v[1, 1] - v[0, 1] + gamma * lam * b1
     torch.testing.assert_close(adv[:, 1], torch.stack([b0, b1, b2]))
     torch.testing.assert_close(ret, adv + v)
-
