@@ -314,14 +314,12 @@ class BatchedQuatroEngine:
         any_done = self.backend == "cuda" or bool(self.done.any())
         if any_done:
             info["final_scores"], info["final_rounds"] = self.final_scores.clone(), self.final_rounds.clone()
-        final = any_done and self.keep_final
-        if final:
-            self._encode(R.done, False, self.final_observations, self.final_masks)
-        if any_done:
+            if self.keep_final:  # the finished tables' last view, before they are reset
+                self._encode(R.done, False, self.final_observations, self.final_masks)
             self.episode += self.done
             run.reset_rows(R.done, self._prm, self._tables, S, V)
         self._encode(R.done, True, self.observations, self.masks)
-        if final:
+        if any_done and self.keep_final:
             run.copy_rows_not(R.done, view(self.observations), view(self.final_observations))
             run.copy_rows_not(R.done, view(self.masks), view(self.final_masks))
             info["final_observation"], info["final_mask"] = self.final_observations, self.final_masks
