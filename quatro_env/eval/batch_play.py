@@ -4,9 +4,9 @@ The harness (:mod:`quatro_env.eval.runner`) plays one match at a time with the n
 every tick for its metrics. This plays all the matches of a line-up at once, one table each on
 :class:`~quatro_env.batched.BatchedQuatroEngine`, every seat a row of
 :class:`~quatro_env.bots.batched.BatchedBots` (the numpy bots' rules and decisions,
-``tests/baselines/test_fast_bots.py``), and keeps only each match's outcome. So a win-rate table with
-intervals ten times narrower costs what the harness's costs (``docs/evaluation.md``, "The ladder at
-batch scale").
+``tests/baselines/test_fast_bots.py``), and keeps only each match's outcome. So ten times the matches
+(intervals a third as wide) cost about what the harness's table costs (``docs/evaluation.md``, "The
+ladder at batch scale").
 
 The matches are the harness's: team ``t`` of match ``m`` is played by slot ``(t + m) mod teams``
 (:func:`~quatro_env.eval.runner.slots_of_match`); a match ends when a team reaches ``points_to_win``
