@@ -41,7 +41,8 @@ def main() -> None:
     rows = []
     for view in args.views:
         t0 = time.perf_counter()
-        eve = S.in_view(data, view).eve
+        seen = S.in_view(data, view)
+        eve = [seen.eve_input(k) for k in range(len(data.y))]
         cv = S.cv_curves({view: eve}, data, train, 0, fit)[view]
         held_out = S.fold_aucs(eve, data.y, train, test, strata, 0, fit)  # for this study only
         rows.append(
