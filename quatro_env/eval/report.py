@@ -183,8 +183,8 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     """The Eve/Bob table of ``scripts/secrecy_frontier.py``: one row per policy (its matches against
     counter), time-matched AUCs with their bootstrap intervals, the gap, the plain and clock AUCs,
     the view and epochs each decoder was chosen with (``—`` for rows measured before the choice),
-    and the best response's win rate where one was trained. A † marks a row measured before Eve
-    read the public collection count (``secrecy.ledger_features``): its Eve is a lower bound."""
+    and the best response's win rate where one was trained. A † marks a decoder row measured before
+    Eve read the public collection count (``secrecy.ledger_features``): its Eve is a lower bound."""
     exploit = exploit or {}
     lines = [
         "| policy | win vs counter [95% CI] | Eve tm-AUC [CI] | Bob tm-AUC [CI] | gap Bob − Eve [CI] "
@@ -196,7 +196,8 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
         s = r["secrecy"]
         e = exploit.get(r["policy"])
         br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}"
-        name = r["policy"] if s.get("eve_ledger") else f"{r['policy']} †"
+        before_ledger = s.get("eve_tm_auc") is not None and not s.get("eve_ledger")
+        name = f"{r['policy']} †" if before_ledger else r["policy"]
         lines.append(
             f"| {name} | {_ci(r['win_rate_vs_counter'], r['win_ci95'])} "
             f"| {_f(s['eve_tm_auc'])} {_interval(s.get('eve_tm_ci95'))} "
