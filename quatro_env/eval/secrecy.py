@@ -81,12 +81,6 @@ class DecoderData:
         return np.concatenate([self.eve_input(k), self.extra[k], self.keyed[k]], axis=1)
 
 
-def collection_count(ledger: np.ndarray) -> np.ndarray:
-    """[ticks]: the measured member's public collection (the last seat of Eve's view, one place
-    counter-clockwise of her): a reader with no fitted weight, reported as ``collection_tm_auc``."""
-    return ledger[:, -(LEDGER_CLIP + 1) :].argmax(axis=1)
-
-
 #: the ledger counts up to this many copies of one value (more share the last column)
 LEDGER_CLIP = 4
 
@@ -102,14 +96,16 @@ def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
     where the decoder fitted on the one-hot exchange events read 0.64 (and 0.61 given the counts per
     value, scaled): fitted on a few hundred quartets, it does not learn to count. Like the key for
     Bob, this is a fixed function of rows Eve already reads (this one and the earlier ones of the
-    round), so it adds nothing an opponent does not see."""
+    round), so it adds nothing an opponent does not see. (The ``ledger`` network of ``baselines/``
+    keeps the same count for a policy, as a torch recurrence; evaluation sits beside it, not above.)"""
     from quatro_env.quatro.cards import num_values
     from quatro_env.quatro.encoding import ObservationEncoder
 
     off, v = ObservationEncoder(num_players).offsets, num_values(num_players)
 
-    def per_seat(field: str) -> np.ndarray:  # [ticks, seats, values]: seat r's one-hot ``field``
-        return np.stack([eve[:, off[f"seat[{r}].{field}"] :][:, :v] for r in range(num_players)], 1)
+    def per_seat(field: str) -> np.ndarray:  # [ticks, seats, values]: each seat's one-hot ``field``
+        starts = [off[f"seat[{r}].{field}"] for r in range(num_players)]
+        return np.stack([eve[:, at : at + v] for at in starts], axis=1)
 
     change = per_seat("taken").astype(np.int64) - per_seat("placed").astype(np.int64)
     kept = np.cumsum(change, axis=0)
@@ -117,6 +113,12 @@ def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
         kept[t:] -= kept[t] - change[t]  # count again from this tick's own exchanges
     best = np.clip(kept.max(axis=2), 0, LEDGER_CLIP)  # [ticks, seats]: the most copies of one value
     return np.eye(LEDGER_CLIP + 1, dtype=np.uint8)[best].reshape(len(eve), -1)
+
+
+def collection_count(ledger: np.ndarray) -> np.ndarray:
+    """[ticks]: the measured member's public collection (the last seat of Eve's view, one place
+    counter-clockwise of her): a reader with no fitted weight, reported as ``collection_tm_auc``."""
+    return ledger[:, -(LEDGER_CLIP + 1) :].argmax(axis=1)
 
 
 def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
@@ -212,7 +214,8 @@ def without(data: DecoderData, groups: Sequence[str], num_players: int) -> Decod
     for g in groups:
         drop |= input_columns(num_players, g)
     keep = (~drop).astype(np.uint8)
-    ledger = [g * 0 for g in data.ledger] if "exchanges" in groups else data.ledger  # counts of exchanges
+    # the ledger counts exchanges: it goes with them
+    ledger = [np.zeros_like(g) for g in data.ledger] if "exchanges" in groups else data.ledger
     return DecoderData(
         [e * keep for e in data.eve], data.extra, data.y, data.tick, data.sign, data.match, data.keyed, ledger
     )
