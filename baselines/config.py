@@ -168,6 +168,11 @@ class TrainConfig(BaseModel):
     secrecy_coef: float = Field(
         0.0, ge=0, description="reward per nat the learned eavesdropper reads from a team's channel; 0 = off"
     )
+    eavesdropper_reads: Literal["channel", "public"] = Field(
+        "channel",
+        description="channel: floors and pulses; public: also every exchange and the per-seat counts "
+        "(what the evaluation's Eve reads: docs/evaluation.md)",
+    )
     eavesdropper_hidden: PositiveInt = 64
     eavesdropper_lr: float = Field(1e-3, gt=0)
     eavesdropper_epochs: PositiveInt = 8

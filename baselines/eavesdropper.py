@@ -11,6 +11,13 @@ holds a quartet now" on every play tick:
 * the **clock reference**: the round clock alone (quartets form a few seconds into a round, so the
   clock predicts them without any channel; that part no policy can hide).
 
+With ``eavesdropper_reads: public`` the eavesdropper also reads the team's exchanges (each seat's
+taken and placed values, Q12/Q27) and, per seat, :class:`~baselines.exchange_memory.ExchangeLedger`'s
+counts (the most copies of one value kept, exchanges, pulses): everything the evaluation's Eve reads
+(``quatro_env.eval.secrecy``). Why: Q5 deals no triple, so every quartet holder has taken two copies
+of its value in public; an eavesdropper of the channel alone cannot charge that tell, and the
+evaluation's Eve reads it (docs/evaluation.md, "Eve reads the public collection").
+
 The team's seats are charged ``secrecy_coef × leak`` per tick, where ``leak`` is the log-likelihood
 the eavesdropper gains over the clock on the tick's true label — the information (in nats) the channel
 gave away beyond the clock, as in adversarial representation learning (Ganin et al. 2016) or the
@@ -24,42 +31,60 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from baselines.exchange_memory import FEATURES_PER_SEAT, ExchangeLedger
 from baselines.networks import recur
-from quatro_env.quatro.cards import NUM_EMOJIS
+from quatro_env.quatro.cards import NUM_EMOJIS, num_values
 from quatro_env.quatro.encoding import ObservationEncoder
 
 PLAY_PHASE = 1  # index of the play phase in ``table.phase`` (the channel exists only then, Q15)
 SEAT_FIELDS = (("floor", 1), ("took_floor", 1), ("released_floor", 1), ("pulse_emoji", NUM_EMOJIS))
+#: what ``reads="public"`` adds per team seat: the exchange's values and flags (Q12, Q27), all public
+EXCHANGE_FIELDS = ("taken", "placed", "exchanged", "hand_replaced")
+READS = ("channel", "public")
 LEAK_CLIP = 3.0  # nats: one tick's leak is clipped to ±this, so a rare confident miss is not a huge reward
 
 
 class ChannelEavesdropper(nn.Module):
-    """Classifiers of "team holds a quartet" from an opponent's view of the team's channel.
+    """Classifiers of "team holds a quartet" from an opponent's view of the team's channel (and, with
+    ``reads="public"``, of its exchanges).
 
     ``view(obs)`` picks the inputs from observations ``[B, n, D]``: team ``k`` (seats ``k`` and
     ``k + n/2``) is seen through the observation of seat ``k + 1`` — an opponent at every player
     count — in whose egocentric frame the team's seats sit at offsets ``n - 1`` and ``n/2 - 1``.
+    The clock comes last in a view (``playing`` and the clock reference read it there).
     """
 
-    def __init__(self, num_players: int, hidden: int = 64) -> None:
+    def __init__(self, num_players: int, hidden: int = 64, reads: str = "channel") -> None:
         super().__init__()
+        if reads not in READS:
+            raise ValueError(f"eavesdropper_reads: one of {READS}, got {reads!r}")
         n, teams = num_players, num_players // 2
-        self.n, self.num_teams, self.hidden = n, teams, hidden
+        self.n, self.num_teams, self.hidden, self.reads = n, teams, hidden, reads
         off = ObservationEncoder(n).offsets
+        size = {name: width for name, width in SEAT_FIELDS} | {
+            "taken": num_values(n),
+            "placed": num_values(n),
+            "exchanged": 1,
+            "hand_replaced": 1,
+        }
 
-        def cols(name: str, size: int) -> list[int]:
-            return list(range(off[name], off[name] + size))
+        def cols(name: str, width: int) -> list[int]:
+            return list(range(off[name], off[name] + width))
 
-        seats = (n - 1, teams - 1)  # the team's two seats, relative to the observer k + 1
-        channel = [c for r in seats for name, size in SEAT_FIELDS for c in cols(f"seat[{r}].{name}", size)]
+        self.seats = seats = (n - 1, teams - 1)  # the team's two seats, relative to the observer k + 1
+        fields = [name for name, _ in SEAT_FIELDS] + (list(EXCHANGE_FIELDS) if reads == "public" else [])
+        channel = [c for r in seats for name in fields for c in cols(f"seat[{r}].{name}", size[name])]
         self.register_buffer("channel", torch.tensor(channel), persistent=False)
         self.register_buffer(
             "age", torch.tensor([off[f"seat[{r}].pulse_age"] for r in seats]), persistent=False
         )
         self.register_buffer("phase", torch.tensor(cols("table.phase", 4)), persistent=False)
         self.register_buffer("left", torch.tensor([off["table.phase_left"]]), persistent=False)
+        self.ledger = ExchangeLedger(n) if reads == "public" else None
+        self.ledger_dim = 2 * FEATURES_PER_SEAT if reads == "public" else 0
         self.clock_dim = 4 + 1
-        self.input_dim = len(channel) + 2 * 2 + self.clock_dim  # + per seat: pulsed now, pulse age
+        # + per seat: pulsed now, pulse age; the ledger's features of the team's two seats; the clock
+        self.input_dim = len(channel) + 2 * 2 + self.ledger_dim + self.clock_dim
         self.gru = nn.GRU(self.input_dim, hidden)
         self.head = nn.Linear(hidden, 1)
         self.reference = nn.Sequential(nn.Linear(self.clock_dim, 32), nn.ReLU(), nn.Linear(32, 1))
@@ -67,13 +92,35 @@ class ChannelEavesdropper(nn.Module):
     def initial_state(self, tables: int, device: torch.device | str = "cpu") -> torch.Tensor:
         return torch.zeros(1, tables * self.num_teams, self.hidden, device=device)
 
-    def view(self, obs: torch.Tensor) -> torch.Tensor:
-        """``[B, n, D]`` observations → ``[B, teams, input_dim]`` float inputs (public fields only)."""
+    def initial_ledger(self, tables: int, device: torch.device | str = "cpu") -> torch.Tensor:
+        """The counts ``read_ledger`` carries, one row per (table, team); ``[0]``-wide when channel only."""
+        width = 0 if self.ledger is None else self.ledger.state_dim
+        return torch.zeros(tables * self.num_teams, width, device=device)
+
+    def read_ledger(
+        self, obs: torch.Tensor, done: torch.Tensor, state: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """One tick of the observers' ledgers (``done [B]``: the table starts an episode with this
+        tick): the team seats' features ``[B, teams, ledger_dim]`` and the new ``state``."""
+        tables, teams = obs.shape[0], self.num_teams
+        observer = obs[:, 1 : teams + 1].reshape(1, tables * teams, -1)
+        feats, state = self.ledger.run(observer, done.repeat_interleave(teams)[None], state)
+        per_seat = feats.reshape(tables, teams, self.n, FEATURES_PER_SEAT)[:, :, list(self.seats)]
+        return per_seat.flatten(-2), state
+
+    def view(self, obs: torch.Tensor, ledger: torch.Tensor | None = None) -> torch.Tensor:
+        """``[B, n, D]`` observations → ``[B, teams, input_dim]`` float inputs (public fields only);
+        ``ledger``: :meth:`read_ledger`'s features of the same tick (``reads="public"`` only)."""
+        if (ledger is None) != (self.ledger is None):
+            raise ValueError(
+                f"view: the ledger's features go with reads='public' (this one reads {self.reads!r})"
+            )
         observer = obs[:, 1 : self.num_teams + 1].float()  # seat k + 1 watches team k
         age = observer[..., self.age]
         pulsed_now = (age == 0).float()
         clock = torch.cat([observer[..., self.phase], observer[..., self.left] / 255.0], dim=-1)
-        return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, clock], dim=-1)
+        counts = [] if ledger is None else [ledger]
+        return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, *counts, clock], dim=-1)
 
     def playing(self, view: torch.Tensor) -> torch.Tensor:
         """Which rows are play ticks (the only ticks that are scored): the clock, last in the view,

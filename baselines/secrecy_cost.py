@@ -21,9 +21,10 @@ class SecrecyCost:
 
     def __init__(self, cfg: TrainConfig, n: int, device: torch.device) -> None:
         self.cfg, self.n, self.device = cfg, n, device
-        self.eavesdropper = ChannelEavesdropper(n, cfg.eavesdropper_hidden).to(device)
+        self.eavesdropper = ChannelEavesdropper(n, cfg.eavesdropper_hidden, cfg.eavesdropper_reads).to(device)
         self.optimizer = torch.optim.Adam(self.eavesdropper.parameters(), lr=cfg.eavesdropper_lr)
         self.h = self.eavesdropper.initial_state(cfg.num_envs, device)
+        self.ledger = self.eavesdropper.initial_ledger(cfg.num_envs, device)  # reads="public" only
         self.updates = 0  # fits so far: its reading costs nothing before secrecy_warmup_updates
         self.batch: dict[str, torch.Tensor] = {}
 
@@ -58,7 +59,10 @@ class SecrecyCost:
         """Each seat's team leak of tick ``t``, in nats: what the eavesdropper reads from the channel as
         it stands after the tick's actions (``obs``), beyond the clock (the row is kept to fit it on)."""
         eaves, teams, tables = self.eavesdropper, self.n // 2, self.cfg.num_envs
-        view = eaves.view(obs)
+        counts = None
+        if eaves.ledger is not None:
+            counts, self.ledger = eaves.read_ledger(obs, done_tables, self.ledger)
+        view = eaves.view(obs, counts)
         label = holders.view(tables, 2, teams).amax(1)  # seats k and k + teams: team k
         with torch.no_grad():
             logits, clock, self.h = eaves(view[None], done_tables[None], self.h)
@@ -99,10 +103,14 @@ class SecrecyCost:
             "eavesdropper_optimizer": cloned(self.optimizer.state_dict()),
             "h_eaves": self.h.clone(),
             "eaves_updates": self.updates,
-        }
+        } | ({} if self.eavesdropper.ledger is None else {"eaves_ledger": self.ledger.clone()})
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.eavesdropper.load_state_dict(state["eavesdropper"])
         self.optimizer.load_state_dict(cloned(state["eavesdropper_optimizer"]))  # Adam steps in place
         self.h.copy_(state["h_eaves"])
         self.updates = state["eaves_updates"]
+        if self.eavesdropper.ledger is not None:
+            if "eaves_ledger" not in state:
+                raise ValueError("trainer checkpoint: eavesdropper_reads='public' needs its eaves_ledger")
+            self.ledger.copy_(state["eaves_ledger"])

@@ -8,8 +8,10 @@ import torch
 
 from baselines.config import load_config
 from baselines.eavesdropper import SEAT_FIELDS, ChannelEavesdropper
+from baselines.exchange_memory import FEATURES_PER_SEAT, ExchangeLedger
 from baselines.ppo import PPOTrainer
 from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.quatro.cards import num_values
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from tests.baselines.helpers import assert_same_weights, straight_and_resumed
@@ -19,6 +21,11 @@ SMOKE = "configs/smoke.yaml"
 
 def _played_observations(num_players: int, ticks: int = 80) -> torch.Tensor:
     """Every tick's observations ``[ticks * 16, n, D]`` of random legal play (floors get taken)."""
+    return _played_ticks(num_players, ticks).flatten(0, 1)
+
+
+def _played_ticks(num_players: int, ticks: int = 80) -> torch.Tensor:
+    """The same as ``[ticks, 16, n, D]``: tick by tick, for readers with memory."""
     engine = BatchedQuatroEngine(16, config=QuatroConfig(num_players=num_players), seed=3)
     result = engine.reset(3)
     gen = torch.Generator().manual_seed(0)
@@ -28,7 +35,7 @@ def _played_observations(num_players: int, ticks: int = 80) -> torch.Tensor:
         action = torch.multinomial(mask, 1, generator=gen).reshape(16, num_players)
         result = engine.step(action)
         seen.append(result.observations.clone())
-    return torch.cat(seen)
+    return torch.stack(seen)
 
 
 @pytest.mark.parametrize("num_players", [4, 6, 8])
@@ -64,6 +71,64 @@ def test_the_eavesdropper_never_sees_a_hand_or_a_sign():
     private = off["table.phase"]  # the private block comes first: hand, sign, emoji, reminder, ...
     scrambled[:, :, :private] = torch.randint(0, 2, scrambled[:, :, :private].shape, dtype=torch.uint8)
     assert torch.equal(eaves.view(obs), eaves.view(scrambled))
+
+
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_the_public_eavesdropper_also_reads_the_teams_exchanges_and_their_counts(num_players):
+    """``eavesdropper_reads: public``: beside the channel, team k's inputs hold the taken and placed
+    values and the exchange flags of seats k and k + n/2 (Q12, Q27; seat 0's absolute frame again), and
+    the counts an opponent's :class:`ExchangeLedger` keeps of those two seats (Q5: a holder has taken two
+    copies of its value in public, the tell the evaluation's Eve reads)."""
+    ticks = _played_ticks(num_players)
+    eaves = ChannelEavesdropper(num_players, reads="public")
+    off, teams = ObservationEncoder(num_players).offsets, num_players // 2
+    v = num_values(num_players)
+    fields = [*SEAT_FIELDS, ("taken", v), ("placed", v), ("exchanged", 1), ("hand_replaced", 1)]
+    width = sum(size for _, size in fields)
+    none = torch.zeros(ticks.shape[1], dtype=torch.bool)
+    state, views = eaves.initial_ledger(ticks.shape[1]), []
+    for tick in ticks:
+        counts, state = eaves.read_ledger(tick, none, state)
+        views.append(eaves.view(tick, counts))
+    views = torch.stack(views)
+    assert views.shape == (ticks.shape[0], 16, teams, eaves.input_dim)
+    ledger = ExchangeLedger(num_players)
+    for k in range(teams):
+        expected = torch.cat(
+            [
+                ticks[:, :, 0, off[f"seat[{s}].{name}"] : off[f"seat[{s}].{name}"] + size]
+                for s in (k, k + teams)
+                for name, size in fields
+            ],
+            dim=-1,
+        ).float()
+        assert torch.equal(views[:, :, k, : 2 * width], expected)
+        seen = ledger.run(ticks[:, :, k + 1], none.expand(ticks.shape[:2]), ledger.initial_state(16))[0]
+        seen = seen.reshape(*ticks.shape[:2], num_players, FEATURES_PER_SEAT)
+        seats = seen[:, :, [num_players - 1, teams - 1]].flatten(2)  # seats k, k + n/2 seen by k + 1
+        at = 2 * width + 2 * 2
+        assert torch.equal(views[:, :, k, at : at + eaves.ledger_dim], seats)
+    assert float(state.sum()) > 0, "random play should exchange"
+    with pytest.raises(ValueError, match="reads='public'"):
+        eaves.view(ticks[0])
+    with pytest.raises(ValueError, match="eavesdropper_reads"):
+        ChannelEavesdropper(num_players, reads="everything")
+
+
+def test_the_public_eavesdropper_never_sees_a_hand_or_a_sign():
+    """Q26/Q28 for ``reads="public"``: scrambling the observers' private block changes neither its
+    inputs nor the counts it keeps."""
+    ticks = _played_ticks(4, 40)
+    eaves = ChannelEavesdropper(4, reads="public")
+    private = ObservationEncoder(4).offsets["table.phase"]
+    scrambled = ticks.clone()
+    scrambled[..., :private] = torch.randint(0, 2, scrambled[..., :private].shape, dtype=torch.uint8)
+    none = torch.zeros(16, dtype=torch.bool)
+    a, b = eaves.initial_ledger(16), eaves.initial_ledger(16)
+    for t in range(ticks.shape[0]):
+        ca, a = eaves.read_ledger(ticks[t], none, a)
+        cb, b = eaves.read_ledger(scrambled[t], none, b)
+        assert torch.equal(eaves.view(ticks[t], ca), eaves.view(scrambled[t], cb))
 
 
 def test_leak_is_the_eavesdroppers_gain_over_the_clock():
@@ -106,10 +171,17 @@ def test_secrecy_is_off_by_default_and_a_bad_coefficient_is_refused(tmp_path):
         load_config(SMOKE, ["secrecy_coef=-0.1"])
 
 
-def test_resume_with_the_eavesdropper_continues_identically(tmp_path):
+@pytest.mark.parametrize("reads", ["channel", "public"])
+def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads):
     cfg = load_config(
         SMOKE,
-        [f"out_dir={tmp_path}", "total_agent_steps=8192", "secrecy_coef=0.5", "secrecy_warmup_updates=1"],
+        [
+            f"out_dir={tmp_path}",
+            "total_agent_steps=8192",
+            "secrecy_coef=0.5",
+            "secrecy_warmup_updates=1",
+            f"eavesdropper_reads={reads}",
+        ],
     )
     straight, resumed = straight_and_resumed(cfg, tmp_path)
     assert_same_weights(straight.eavesdropper, resumed.eavesdropper)
