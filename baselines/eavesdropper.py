@@ -33,7 +33,7 @@ from torch import nn
 
 from baselines.exchange_memory import FEATURES_PER_SEAT, ExchangeLedger
 from baselines.networks import recur
-from quatro_env.quatro.cards import NUM_EMOJIS, num_values
+from quatro_env.quatro.cards import NUM_EMOJIS
 from quatro_env.quatro.encoding import ObservationEncoder
 
 PLAY_PHASE = 1  # index of the play phase in ``table.phase`` (the channel exists only then, Q15)
@@ -60,13 +60,8 @@ class ChannelEavesdropper(nn.Module):
             raise ValueError(f"eavesdropper_reads: one of {READS}, got {reads!r}")
         n, teams = num_players, num_players // 2
         self.n, self.num_teams, self.hidden, self.reads = n, teams, hidden, reads
-        off = ObservationEncoder(n).offsets
-        size = {name: width for name, width in SEAT_FIELDS} | {
-            "taken": num_values(n),
-            "placed": num_values(n),
-            "exchanged": 1,
-            "hand_replaced": 1,
-        }
+        encoder = ObservationEncoder(n)
+        off, size = encoder.offsets, dict(encoder.seat.fields)  # each seat field's start and width
 
         def cols(name: str, width: int) -> list[int]:
             return list(range(off[name], off[name] + width))
