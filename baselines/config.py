@@ -173,6 +173,12 @@ class TrainConfig(BaseModel):
         description="channel: floors and pulses; public: also every exchange and the per-seat counts "
         "(what the evaluation's Eve reads: docs/evaluation.md)",
     )
+    secrecy_partner_coef: float = Field(
+        0.0,
+        ge=0,
+        description="reward per nat the team's partner reader (the eavesdropper's inputs plus the team's "
+        "sign) gains over the clock; equal to secrecy_coef, the reward is the gap partner − eavesdropper",
+    )
     eavesdropper_hidden: PositiveInt = 64
     eavesdropper_lr: float = Field(1e-3, gt=0)
     eavesdropper_epochs: PositiveInt = 8
@@ -228,6 +234,8 @@ class TrainConfig(BaseModel):
                 f"num_minibatches: {self.num_minibatches} must divide num_envs={self.num_envs} "
                 f"(a minibatch holds whole tables, for the recurrent unroll and the critic)"
             )
+        if self.secrecy_partner_coef and not self.secrecy_coef:
+            raise ValueError("secrecy_partner_coef: needs secrecy_coef > 0 (the gap has two readers)")
         steps = [s.until_agent_steps for s in self.curriculum]
         if steps != sorted(steps):
             raise ValueError("curriculum: stages must be sorted by until_agent_steps")

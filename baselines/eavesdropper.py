@@ -18,6 +18,12 @@ counts (the most copies of one value kept, exchanges, pulses): everything the ev
 of its value in public; an eavesdropper of the channel alone cannot charge that tell, and the
 evaluation's Eve reads it (docs/evaluation.md, "Eve reads the public collection").
 
+With ``partner=True`` the same model is the team's **partner reader** (the evaluation's Bob, here
+for the whole team): it reads everything above plus the team's own sign and, for each team seat,
+whether its last pulse shows that sign (the key applied). ``secrecy_partner_coef`` pays the team for
+what this reader gains over the clock, so with both coefficients equal the reward is the *gap*
+between what the partner and an eavesdropper read (issue 19: "charge the leak beyond what a Bob reads").
+
 The team's seats are charged ``secrecy_coef × leak`` per tick, where ``leak`` is the log-likelihood
 the eavesdropper gains over the clock on the tick's true label — the information (in nats) the channel
 gave away beyond the clock, as in adversarial representation learning (Ganin et al. 2016) or the
@@ -54,12 +60,14 @@ class ChannelEavesdropper(nn.Module):
     The clock comes last in a view (``playing`` and the clock reference read it there).
     """
 
-    def __init__(self, num_players: int, hidden: int = 64, reads: str = "channel") -> None:
+    def __init__(
+        self, num_players: int, hidden: int = 64, reads: str = "channel", partner: bool = False
+    ) -> None:
         super().__init__()
         if reads not in READS:
             raise ValueError(f"eavesdropper_reads: one of {READS}, got {reads!r}")
         n, teams = num_players, num_players // 2
-        self.n, self.num_teams, self.hidden, self.reads = n, teams, hidden, reads
+        self.n, self.num_teams, self.hidden, self.reads, self.partner = n, teams, hidden, reads, partner
         encoder = ObservationEncoder(n)
         off, size = encoder.offsets, dict(encoder.seat.fields)  # each seat field's start and width
 
@@ -73,13 +81,17 @@ class ChannelEavesdropper(nn.Module):
         self.register_buffer(
             "age", torch.tensor([off[f"seat[{r}].pulse_age"] for r in seats]), persistent=False
         )
+        pulses = [cols(f"seat[{r}].pulse_emoji", NUM_EMOJIS) for r in seats]
+        self.register_buffer("pulse", torch.tensor(pulses), persistent=False)  # [2, emojis]
         self.register_buffer("phase", torch.tensor(cols("table.phase", 4)), persistent=False)
         self.register_buffer("left", torch.tensor([off["table.phase_left"]]), persistent=False)
         self.ledger = ExchangeLedger(n) if reads == "public" else None
         self.ledger_dim = 2 * FEATURES_PER_SEAT if reads == "public" else 0
+        self.key_dim = NUM_EMOJIS + 2 if partner else 0  # the sign one-hot; each seat's pulse shows it
         self.clock_dim = 4 + 1
-        # + per seat: pulsed now, pulse age; the ledger's features of the team's two seats; the clock
-        self.input_dim = len(channel) + 2 * 2 + self.ledger_dim + self.clock_dim
+        # + per seat: pulsed now, pulse age; the ledger's features of the team's two seats; the key
+        # (partner only); the clock
+        self.input_dim = len(channel) + 2 * 2 + self.ledger_dim + self.key_dim + self.clock_dim
         self.gru = nn.GRU(self.input_dim, hidden)
         self.head = nn.Linear(hidden, 1)
         self.reference = nn.Sequential(nn.Linear(self.clock_dim, 32), nn.ReLU(), nn.Linear(32, 1))
@@ -103,19 +115,29 @@ class ChannelEavesdropper(nn.Module):
         per_seat = feats.reshape(tables, teams, self.n, FEATURES_PER_SEAT)[:, :, list(self.seats)]
         return per_seat.flatten(-2), state
 
-    def view(self, obs: torch.Tensor, ledger: torch.Tensor | None = None) -> torch.Tensor:
+    def view(
+        self, obs: torch.Tensor, ledger: torch.Tensor | None = None, signs: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``[B, n, D]`` observations → ``[B, teams, input_dim]`` float inputs (public fields only);
-        ``ledger``: :meth:`read_ledger`'s features of the same tick (``reads="public"`` only)."""
+        ``ledger``: :meth:`read_ledger`'s features of the same tick (``reads="public"`` only);
+        ``signs``: ``[B, teams]`` each team's sign, -1 before it is fixed (``partner=True`` only: the
+        only private input, and the team's own)."""
         if (ledger is None) != (self.ledger is None):
             raise ValueError(
                 f"view: the ledger's features go with reads='public' (this one reads {self.reads!r})"
             )
+        if (signs is None) == self.partner:
+            raise ValueError("view: the team signs go with the partner reader, and only with it")
         observer = obs[:, 1 : self.num_teams + 1].float()  # seat k + 1 watches team k
         age = observer[..., self.age]
         pulsed_now = (age == 0).float()
         clock = torch.cat([observer[..., self.phase], observer[..., self.left] / 255.0], dim=-1)
-        counts = [] if ledger is None else [ledger]
-        return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, *counts, clock], dim=-1)
+        extra = [] if ledger is None else [ledger]
+        if signs is not None:
+            sign = (signs.long().unsqueeze(-1) == torch.arange(NUM_EMOJIS, device=obs.device)).float()
+            shows = (observer[..., self.pulse] > 0).float()  # [B, teams, 2, emojis]: each seat's last pulse
+            extra += [sign, (shows * sign.unsqueeze(-2)).sum(-1)]
+        return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, *extra, clock], dim=-1)
 
     def playing(self, view: torch.Tensor) -> torch.Tensor:
         """Which rows are play ticks (the only ticks that are scored): the clock, last in the view,

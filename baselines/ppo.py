@@ -246,9 +246,9 @@ class PPOTrainer:
                 reward = reward + cfg.collect_shaping * self._shaping(potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
             if self.secrecy is not None:
-                leak = self._eavesdrop(t, holders, done_tables)
+                cost = self._eavesdrop(t, holders, done_tables)
                 if self.secrecy.charging:
-                    reward = reward - cfg.secrecy_coef * leak
+                    reward = reward - cost
             buf["reward"][t] = reward
             self.next_done = done_tables.repeat_interleave(n)
             self._track_returns(game_reward, learn)
@@ -330,8 +330,10 @@ class PPOTrainer:
         return 0 if self.secrecy is None else self.secrecy.updates
 
     def _eavesdrop(self, t: int, holders: torch.Tensor, done_tables: torch.Tensor) -> torch.Tensor:
-        """Each seat's team leak of this tick (``SecrecyCost.read``), on the tables as they stand now."""
-        return self.secrecy.read(t, self.next_obs, holders, done_tables, self.learner, self.rollout_stats)
+        """Each seat's team cost of this tick (``SecrecyCost.read``), on the tables as they stand now."""
+        signs = None if self.secrecy.partner is None else self.engine.team_sign.to(self.device)
+        stats = self.rollout_stats
+        return self.secrecy.read(t, self.next_obs, holders, done_tables, self.learner, stats, signs)
 
     def _own(self, result) -> tuple[torch.Tensor, torch.Tensor]:
         """Observations and masks copied to the network's device (the engine reuses its buffers)."""

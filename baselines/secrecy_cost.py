@@ -2,7 +2,10 @@
 fitted after each update (the network itself: ``baselines/eavesdropper.py``; docs/ppo.md "Secrecy cost").
 
 Split from ``baselines/ppo.py``: this holds the eavesdropper's model, optimiser, memory and the rows
-one rollout keeps to fit it on; the trainer only asks it for each tick's leak and for a fit.
+one rollout keeps to fit it on; the trainer only asks it for each tick's cost and for a fit. With
+``secrecy_partner_coef`` it keeps a second reader, the team's partner (Eve's inputs plus the team's sign),
+and pays the team for what that one reads: the cost is then ``secrecy_coef × Eve's leak −
+secrecy_partner_coef × the partner's``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,13 @@ class SecrecyCost:
         self.optimizer = torch.optim.Adam(self.eavesdropper.parameters(), lr=cfg.eavesdropper_lr)
         self.h = self.eavesdropper.initial_state(cfg.num_envs, device)
         self.ledger = self.eavesdropper.initial_ledger(cfg.num_envs, device)  # reads="public" only
+        self.partner: ChannelEavesdropper | None = None
+        if cfg.secrecy_partner_coef:  # the same model, also given the team's sign (eavesdropper.py)
+            self.partner = ChannelEavesdropper(
+                n, cfg.eavesdropper_hidden, cfg.eavesdropper_reads, partner=True
+            ).to(device)
+            self.partner_optimizer = torch.optim.Adam(self.partner.parameters(), lr=cfg.eavesdropper_lr)
+            self.h_partner = self.partner.initial_state(cfg.num_envs, device)
         self.updates = 0  # fits so far: its reading costs nothing before secrecy_warmup_updates
         self.batch: dict[str, torch.Tensor] = {}
 
@@ -46,6 +56,12 @@ class SecrecyCost:
         }
         rollout_stats.update(channel_leak_nats=0.0, play_team_ticks=0.0)
         rollout_stats.update(learner_leak_nats=0.0, learner_team_ticks=0.0)
+        if self.partner is not None:
+            self.batch["partner_h0"] = self.h_partner.clone()
+            self.batch["partner_view"] = torch.zeros(
+                steps, tables, teams, self.partner.input_dim, device=self.device
+            )
+            rollout_stats.update(partner_leak_nats=0.0)
 
     def read(
         self,
@@ -55,9 +71,12 @@ class SecrecyCost:
         done_tables: torch.Tensor,
         learner: torch.Tensor,
         rollout_stats: dict[str, Any],
+        signs: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Each seat's team leak of tick ``t``, in nats: what the eavesdropper reads from the channel as
-        it stands after the tick's actions (``obs``), beyond the clock (the row is kept to fit it on)."""
+        """Each seat's team cost of tick ``t``, in reward units: ``secrecy_coef`` × the nats the
+        eavesdropper reads from the table as it stands after the tick's actions (``obs``) beyond the
+        clock, less ``secrecy_partner_coef`` × the partner reader's (which needs ``signs [B, teams]``,
+        the team signs). The rows are kept to fit both on."""
         eaves, teams, tables = self.eavesdropper, self.n // 2, self.cfg.num_envs
         counts = None
         if eaves.ledger is not None:
@@ -76,34 +95,63 @@ class SecrecyCost:
         stats["play_team_ticks"] = stats["play_team_ticks"] + play.sum()
         stats["learner_leak_nats"] = stats["learner_leak_nats"] + (leak * learner_team).sum()
         stats["learner_team_ticks"] = stats["learner_team_ticks"] + learner_team.sum()
-        return leak.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
+        cost = self.cfg.secrecy_coef * leak
+        if self.partner is not None:
+            if signs is None:
+                raise ValueError("secrecy_partner_coef: the partner reader needs the team signs")
+            partner_view = self.partner.view(obs, counts, signs)
+            with torch.no_grad():
+                logits, clock, self.h_partner = self.partner(
+                    partner_view[None], done_tables[None], self.h_partner
+                )
+                read = self.partner.leak(logits[0], clock[0], label) * play
+            batch["partner_view"][t] = partner_view
+            stats["partner_leak_nats"] = stats["partner_leak_nats"] + (read * learner_team).sum()
+            cost = cost - self.cfg.secrecy_partner_coef * read
+        return cost.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
 
     def fit(self, rollout_stats: dict[str, Any]) -> dict[str, float]:
         """A few full-batch steps on this rollout's rows; the BCEs logged are those *before* the steps
         (on rows it has not been fitted on), so their difference is an honest leak estimate."""
-        eaves, batch = self.eavesdropper, self.batch
+        batch = self.batch
+        readers = [(self.eavesdropper, self.optimizer, "", "eavesdropper")]
+        if self.partner is not None:
+            readers.append((self.partner, self.partner_optimizer, "partner_", "partner"))
         logged: dict[str, float] = {}
-        for epoch in range(self.cfg.eavesdropper_epochs):
-            loss, eaves_bce, clock_bce = eaves.loss(batch["view"], batch["done"], batch["h0"], batch["label"])
-            if epoch == 0:
-                logged = {"eavesdropper_bce": float(eaves_bce), "clock_bce": float(clock_bce)}
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
+        for reader, optimizer, prefix, name in readers:
+            views, h0 = batch[f"{prefix}view"], batch[f"{prefix}h0"]
+            for epoch in range(self.cfg.eavesdropper_epochs):
+                loss, reader_bce, clock_bce = reader.loss(views, batch["done"], h0, batch["label"])
+                if epoch == 0:
+                    logged[f"{name}_bce"] = float(reader_bce)
+                    logged.setdefault("clock_bce", float(clock_bce))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
         self.updates += 1
-        for name, ticks in (("channel", "play_team_ticks"), ("learner", "learner_team_ticks")):
+        sums = [("channel", "play_team_ticks"), ("learner", "learner_team_ticks")]
+        if self.partner is not None:
+            sums.append(("partner", "learner_team_ticks"))  # the learner's teams, as "learner"
+        for name, ticks in sums:
             rows = max(1.0, float(rollout_stats[ticks]))
             logged[f"{name}_leak_nats"] = float(rollout_stats[f"{name}_leak_nats"]) / rows
         return logged
 
     def state_dict(self) -> dict[str, Any]:
         """The trainer checkpoint's eavesdropper fields (names kept from before the split)."""
-        return {
+        state = {
             "eavesdropper": cloned(self.eavesdropper.state_dict()),
             "eavesdropper_optimizer": cloned(self.optimizer.state_dict()),
             "h_eaves": self.h.clone(),
             "eaves_updates": self.updates,
         } | ({} if self.eavesdropper.ledger is None else {"eaves_ledger": self.ledger.clone()})
+        if self.partner is not None:
+            state |= {
+                "partner_reader": cloned(self.partner.state_dict()),
+                "partner_reader_optimizer": cloned(self.partner_optimizer.state_dict()),
+                "h_partner": self.h_partner.clone(),
+            }
+        return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.eavesdropper.load_state_dict(state["eavesdropper"])
@@ -114,3 +162,9 @@ class SecrecyCost:
             if "eaves_ledger" not in state:
                 raise ValueError("trainer checkpoint: eavesdropper_reads='public' needs its eaves_ledger")
             self.ledger.copy_(state["eaves_ledger"])
+        if self.partner is not None:
+            if "partner_reader" not in state:
+                raise ValueError("trainer checkpoint: secrecy_partner_coef needs its partner_reader")
+            self.partner.load_state_dict(state["partner_reader"])
+            self.partner_optimizer.load_state_dict(cloned(state["partner_reader_optimizer"]))
+            self.h_partner.copy_(state["h_partner"])

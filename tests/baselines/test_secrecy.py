@@ -11,7 +11,8 @@ from baselines.eavesdropper import SEAT_FIELDS, ChannelEavesdropper
 from baselines.exchange_memory import FEATURES_PER_SEAT, ExchangeLedger
 from baselines.ppo import PPOTrainer
 from quatro_env.batched import BatchedQuatroEngine
-from quatro_env.quatro.cards import num_values
+from quatro_env.quatro.actions import ActionKind
+from quatro_env.quatro.cards import NUM_EMOJIS, num_values
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from tests.baselines.helpers import assert_same_weights, straight_and_resumed
@@ -131,6 +132,87 @@ def test_the_public_eavesdropper_never_sees_a_hand_or_a_sign():
         assert torch.equal(eaves.view(ticks[t], ca), eaves.view(scrambled[t], cb))
 
 
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_the_partner_reader_reads_eves_inputs_plus_the_team_sign_and_where_it_shows(num_players):
+    """``secrecy_partner_coef``'s reader (the team's Bob): Eve's inputs unchanged, then the team's sign
+    (one-hot, none before it is fixed) and, per team seat, whether its last pulse shows that sign —
+    recomputed here from seat 0's absolute frame and the engine's signs."""
+    engine = BatchedQuatroEngine(16, config=QuatroConfig(num_players=num_players), seed=5)
+    result, gen = engine.reset(5), torch.Generator().manual_seed(1)
+    eve = ChannelEavesdropper(num_players, reads="public")
+    bob = ChannelEavesdropper(num_players, reads="public", partner=True)
+    assert bob.input_dim == eve.input_dim + NUM_EMOJIS + 2
+    off, teams = ObservationEncoder(num_players).offsets, num_players // 2
+    state, shown = eve.initial_ledger(16), 0
+    show = engine.codec.ranges[ActionKind.SHOW_EMOJI].start
+    calls = [a for k in (ActionKind.QUATRO, ActionKind.CONTRA) for a in engine.codec.ranges[k]]
+    for _ in range(120):  # random play without calls, showing the team sign whenever it may
+        mask = result.masks.reshape(16, num_players, -1).float()
+        mask[..., calls] = 0
+        action = torch.multinomial(mask.reshape(16 * num_players, -1), 1, generator=gen).reshape(16, -1)
+        sign_action = show + engine.seat_signs().long().clamp(min=0)
+        may_show = mask.gather(-1, sign_action.unsqueeze(-1)).squeeze(-1) > 0
+        result = engine.step(torch.where(may_show & (engine.seat_signs() >= 0), sign_action, action))
+        obs, signs = result.observations, engine.team_sign
+        counts, state = eve.read_ledger(obs, torch.zeros(16, dtype=torch.bool), state)
+        e, b = eve.view(obs, counts), bob.view(obs, counts, signs)
+        cut = eve.input_dim - eve.clock_dim
+        assert torch.equal(b[..., :cut], e[..., :cut]) and torch.equal(
+            b[..., -eve.clock_dim :], e[..., -eve.clock_dim :]
+        )
+        key = b[..., cut : cut + NUM_EMOJIS + 2]
+        for k in range(teams):
+            sign = signs[:, k].long()
+            expected_sign = torch.zeros(16, NUM_EMOJIS)
+            fixed = sign >= 0
+            expected_sign[fixed, sign[fixed]] = 1.0
+            assert torch.equal(key[:, k, :NUM_EMOJIS], expected_sign)
+            for i, s in enumerate((k, k + teams)):
+                at = off[f"seat[{s}].pulse_emoji"]
+                pulses = obs[:, 0, at : at + NUM_EMOJIS].float()
+                expected = (pulses * expected_sign).sum(-1)
+                assert torch.equal(key[:, k, NUM_EMOJIS + i], expected)
+                shown += int(expected.sum())
+    assert shown > 0, "random play should pulse a team's sign now and then"
+    with pytest.raises(ValueError, match="team signs"):
+        bob.view(obs, counts)
+    with pytest.raises(ValueError, match="team signs"):
+        eve.view(obs, counts, signs)
+
+
+def test_the_gap_cost_is_eves_leak_less_the_partners(tmp_path):
+    """cost = secrecy_coef × Eve's nats − secrecy_partner_coef × the partner's, per team, both seats."""
+    cfg = load_config(
+        SMOKE,
+        [f"out_dir={tmp_path}", "secrecy_coef=0.5", "secrecy_partner_coef=0.2", "eavesdropper_reads=public"],
+    )
+    trainer = PPOTrainer(cfg)
+    secrecy = trainer.secrecy
+    eve_nats, bob_nats = torch.full((cfg.num_envs, 2), 1.5), torch.full((cfg.num_envs, 2), 4.0)
+    eve_nats[:, 1], bob_nats[:, 1] = -0.5, 1.0
+    secrecy.eavesdropper.leak = lambda *args: eve_nats
+    secrecy.partner.leak = lambda *args: bob_nats
+    stats: dict = {}
+    secrecy.start(stats)
+    obs, play = trainer.next_obs, torch.ones(cfg.num_envs, dtype=torch.bool)
+    secrecy.eavesdropper.playing = lambda view: play.unsqueeze(-1).expand(-1, 2)
+    secrecy.partner.playing = secrecy.eavesdropper.playing
+    holders = torch.zeros(cfg.num_envs * 4)
+    cost = secrecy.read(0, obs, holders, ~play, trainer.learner, stats, trainer.engine.team_sign)
+    per_seat = cost.view(cfg.num_envs, 4)
+    assert torch.allclose(per_seat[:, [0, 2]], torch.full((cfg.num_envs, 2), 0.5 * 1.5 - 0.2 * 4.0))
+    assert torch.allclose(per_seat[:, [1, 3]], torch.full((cfg.num_envs, 2), 0.5 * -0.5 - 0.2 * 1.0))
+    with pytest.raises(ValueError, match="team signs"):
+        secrecy.read(1, obs, holders, ~play, trainer.learner, stats)
+
+
+def test_the_partner_coefficient_needs_an_eavesdropper():
+    with pytest.raises(ValueError, match="secrecy_partner_coef"):
+        load_config(SMOKE, ["secrecy_partner_coef=0.3"])
+    with pytest.raises(ValueError, match="secrecy_partner_coef"):
+        load_config(SMOKE, ["secrecy_coef=0.3", "secrecy_partner_coef=-1"])
+
+
 def test_leak_is_the_eavesdroppers_gain_over_the_clock():
     label = torch.tensor([1.0, 0.0, 1.0])
     clock = torch.zeros(3)  # p = 0.5 everywhere
@@ -171,8 +253,8 @@ def test_secrecy_is_off_by_default_and_a_bad_coefficient_is_refused(tmp_path):
         load_config(SMOKE, ["secrecy_coef=-0.1"])
 
 
-@pytest.mark.parametrize("reads", ["channel", "public"])
-def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads):
+@pytest.mark.parametrize(("reads", "partner"), [("channel", 0.0), ("public", 0.0), ("public", 0.3)])
+def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads, partner):
     cfg = load_config(
         SMOKE,
         [
@@ -181,10 +263,14 @@ def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads):
             "secrecy_coef=0.5",
             "secrecy_warmup_updates=1",
             f"eavesdropper_reads={reads}",
+            f"secrecy_partner_coef={partner}",
         ],
     )
     straight, resumed = straight_and_resumed(cfg, tmp_path)
     assert_same_weights(straight.eavesdropper, resumed.eavesdropper)
     assert_same_weights(straight.model, resumed.model)
     keys = ("agent_steps", "episode_return", "learner_leak_nats", "eavesdropper_bce")
+    if partner:
+        assert_same_weights(straight.secrecy.partner, resumed.secrecy.partner)
+        keys += ("partner_leak_nats", "partner_bce")
     assert [[r[k] for k in keys] for r in straight.history] == [[r[k] for k in keys] for r in resumed.history]
