@@ -374,6 +374,7 @@ def main() -> None:  # pragma: no cover - command line
     p.add_argument("--ticks", type=int, default=20000, help="table-ticks per player count and config")
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--seeds", type=int, default=2)
+    p.add_argument("--first-seed", type=int, default=0, help="play seeds first-seed .. + seeds - 1")
     p.add_argument("--device", default="cpu")
     p.add_argument("--players", default="4,6,8")
     p.add_argument("--configs", default="short,odd,default")
@@ -383,7 +384,7 @@ def main() -> None:  # pragma: no cover - command line
         counts: Counter = Counter()
         t0 = time.time()
         for name in args.configs.split(","):
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 run(
                     n,
                     name,
