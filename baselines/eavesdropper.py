@@ -83,6 +83,7 @@ class ChannelEavesdropper(nn.Module):
         )
         pulses = [cols(f"seat[{r}].pulse_emoji", NUM_EMOJIS) for r in seats]
         self.register_buffer("pulse", torch.tensor(pulses), persistent=False)  # [2, emojis]
+        self.register_buffer("emojis", torch.arange(NUM_EMOJIS), persistent=False)
         self.register_buffer("phase", torch.tensor(cols("table.phase", 4)), persistent=False)
         self.register_buffer("left", torch.tensor([off["table.phase_left"]]), persistent=False)
         self.ledger = ExchangeLedger(n) if reads == "public" else None
@@ -134,7 +135,7 @@ class ChannelEavesdropper(nn.Module):
         clock = torch.cat([observer[..., self.phase], observer[..., self.left] / 255.0], dim=-1)
         extra = [] if ledger is None else [ledger]
         if signs is not None:
-            sign = (signs.long().unsqueeze(-1) == torch.arange(NUM_EMOJIS, device=obs.device)).float()
+            sign = (signs.long().unsqueeze(-1) == self.emojis).float()
             shows = (observer[..., self.pulse] > 0).float()  # [B, teams, 2, emojis]: each seat's last pulse
             extra += [sign, (shows * sign.unsqueeze(-2)).sum(-1)]
         return torch.cat([observer[..., self.channel], pulsed_now, age / 255.0, *extra, clock], dim=-1)

@@ -83,10 +83,8 @@ class SecrecyCost:
             counts, self.ledger = eaves.read_ledger(obs, done_tables, self.ledger)
         view = eaves.view(obs, counts)
         label = holders.view(tables, 2, teams).amax(1)  # seats k and k + teams: team k
-        with torch.no_grad():
-            logits, clock, self.h = eaves(view[None], done_tables[None], self.h)
-            play = eaves.playing(view)
-            leak = eaves.leak(logits[0], clock[0], label) * play
+        play = eaves.playing(view)
+        leak, self.h = self._tick(eaves, view, done_tables, self.h, label, play)
         batch = self.batch
         batch["view"][t], batch["label"][t], batch["done"][t] = view, label, done_tables
         learner_team = learner.view(tables, 2, teams).any(1) & play
@@ -97,18 +95,21 @@ class SecrecyCost:
         stats["learner_team_ticks"] = stats["learner_team_ticks"] + learner_team.sum()
         cost = self.cfg.secrecy_coef * leak
         if self.partner is not None:
-            if signs is None:
-                raise ValueError("secrecy_partner_coef: the partner reader needs the team signs")
-            partner_view = self.partner.view(obs, counts, signs)
-            with torch.no_grad():
-                logits, clock, self.h_partner = self.partner(
-                    partner_view[None], done_tables[None], self.h_partner
-                )
-                read = self.partner.leak(logits[0], clock[0], label) * play
+            partner_view = self.partner.view(obs, counts, signs)  # refuses a missing ``signs``
+            read, self.h_partner = self._tick(
+                self.partner, partner_view, done_tables, self.h_partner, label, play
+            )
             batch["partner_view"][t] = partner_view
             stats["partner_leak_nats"] = stats["partner_leak_nats"] + (read * learner_team).sum()
             cost = cost - self.cfg.secrecy_partner_coef * read
         return cost.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
+
+    @staticmethod
+    @torch.no_grad()
+    def _tick(reader, view, done_tables, h, label, play) -> tuple[torch.Tensor, torch.Tensor]:
+        """One tick of ``reader`` over its memory ``h``: its nats over the clock on play rows, new ``h``."""
+        logits, clock, h = reader(view[None], done_tables[None], h)
+        return reader.leak(logits[0], clock[0], label) * play, h
 
     def fit(self, rollout_stats: dict[str, Any]) -> dict[str, float]:
         """A few full-batch steps on this rollout's rows; the BCEs logged are those *before* the steps
