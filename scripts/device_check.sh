@@ -37,6 +37,14 @@ out=${OUT:-/tmp/device_check}
 mkdir -p "$out"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
     .whl/*.whl || { echo "no wheels: run 'bash scripts/device_check.sh --wheels' here first" >&2; exit 1; }
+# That image pairs numba-cuda 0.30 with numpy 2.5, which removed np.row_stack; numba-cuda registers an
+# overload of it at its first compilation and fails (NVIDIA/numba-cuda#907; seen there 2026-12-04). Its
+# numba is built against that numpy, so rather than carry another one, give numba-cuda the alias back.
+cat > /tmp/site/sitecustomize.py <<'PY'
+import numpy
+if not hasattr(numpy, "row_stack"):
+    numpy.row_stack = numpy.vstack
+PY
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 OMP_NUM_THREADS=4
 
 step() {  # step NAME SECONDS COMMAND...: run it, keep its log, note how it ended

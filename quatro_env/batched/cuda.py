@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
+import numpy as np
 from numba import cuda  # a module global: the simulator swaps it in the kernels' globals
 
 #: threads per block (tables per block)
@@ -55,12 +56,24 @@ def _work_row(b):  # a thread has a row of work space of its own
     return b
 
 
+def require_compatible_numpy() -> None:
+    """numba-cuda 0.30 registers an overload of ``np.row_stack``, which numpy 2.5 removed, so every
+    compilation fails deep inside numba (NVIDIA/numba-cuda#907, not to be fixed there): say so first."""
+    if not simulated() and not hasattr(np, "row_stack"):
+        raise ImportError(
+            f"backend 'cuda': numba-cuda 0.30 cannot compile with numpy {np.__version__} (numpy 2.5 "
+            "removed np.row_stack, which it registers; NVIDIA/numba-cuda#907): install numpy<2.5, "
+            "as quatro-env[gpu] pins"
+        )
+
+
 @cache
 def load_program() -> SimpleNamespace:
     """The program compiled for the GPU: the same sources, executed again while a ``target`` module
     whose ``rule`` is numba-cuda's device decorator and ``loop`` its kernel decorator stands in for the
     CPU's. Each file imports its siblings by name, so each is registered under its own name while the
     next ones execute; the CPU modules are put back afterwards."""
+    require_compatible_numpy()
     target = ModuleType(f"{PACKAGE}.target")
     target.rule = device = cuda.jit(device=True)
     target.loop = cuda.jit

@@ -329,14 +329,32 @@ class BatchedQuatroEngine:
             self.observations, self._published_masks(), self.rewards, terminated, truncated, info
         )
 
-    def sample_actions(self, generator: torch.Generator | None = None) -> torch.Tensor:
+    def sample_actions(
+        self, generator: torch.Generator | None = None, uniforms: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Uniformly random legal actions ``[B, n]`` on the engine's device.
 
         Legality is uniform within each action kind (every mask is a union of whole kind ranges),
         so a kind is drawn with weight = its number of legal actions, then an index inside it:
         exactly uniform over the legal actions, at the cost of ``[B, n, 13]`` work.
+        ``uniforms`` (float32 ``[B, n, 2]`` in [0, 1), on this device) supplies the draw instead of
+        ``generator``: a CUDA generator's stream differs from the CPU's, so the same draw is how a
+        CPU and a GPU engine sample the same actions.
         """
-        u = torch.rand(self.num_envs, self.n, 2, generator=generator, device=self.device)
+        shape = (self.num_envs, self.n, 2)
+        if uniforms is None:
+            u = torch.rand(shape, generator=generator, device=self.device)
+        elif generator is not None:
+            raise ValueError("sample_actions: give a generator or uniforms, not both")
+        elif uniforms.shape != shape or uniforms.dtype != torch.float32 or uniforms.device != self.device:
+            raise ValueError(
+                f"sample_actions: uniforms must be float32 {list(shape)} on {self.device}, "
+                f"got {uniforms.dtype} {list(uniforms.shape)} on {uniforms.device}"
+            )
+        elif not bool(((uniforms >= 0) & (uniforms < 1)).all()):
+            raise ValueError("sample_actions: uniforms must lie in [0, 1)")
+        else:
+            u = uniforms.contiguous()
         out = torch.empty(self.num_envs, self.n, dtype=torch.long, device=self.device)
         view = self._view
         self._run.sample(view(u), view(self.kind_legal), self._tables, view(out), self._W)

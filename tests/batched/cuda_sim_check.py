@@ -27,11 +27,13 @@ def side_by_side(n: int, num_envs: int, ticks: int, device: str) -> None:
         kw = dict(cfg, seed=3 * n, keep_final=True, record_draws=True, illegal_action="noop")
         gpu = BatchedQuatroEngine(num_envs, backend="cuda", device=device, **kw)
         cpu = BatchedQuatroEngine(num_envs, backend="numba", **kw)
-        g1, g2 = torch.Generator(device=device).manual_seed(n), torch.Generator().manual_seed(n)
+        g = torch.Generator().manual_seed(n)
         sampler = differential.BiasedSampler(cpu, np.random.default_rng(n))
         for t in range(ticks):
             where = f"{n}p {name} tick {t}"
-            x, y = gpu.sample_actions(g1).cpu(), cpu.sample_actions(g2)
+            # one CPU draw for both (a CUDA generator's stream is not the CPU's)
+            u = torch.rand(num_envs, n, 2, generator=g)
+            x, y = gpu.sample_actions(uniforms=u.to(device)).cpu(), cpu.sample_actions(uniforms=u)
             assert torch.equal(x, y), f"{where}: sampled actions differ"
             act = torch.as_tensor(sampler(cpu.masks.numpy())) if t % 2 else y
             ra, rb = gpu.step(act.to(device)), cpu.step(act)

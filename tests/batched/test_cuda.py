@@ -59,3 +59,17 @@ def test_cuda_kernels_match_reference_on_gpu():
 def test_cuda_backend_needs_a_gpu():
     with pytest.raises(ValueError, match="backend: 'cuda'"):
         BatchedQuatroEngine(2, seed=0, backend="cuda")
+
+
+@needs_numba
+def test_a_numpy_that_numba_cuda_cannot_compile_with_is_named(monkeypatch):
+    """numba-cuda 0.30 fails deep inside numba under numpy 2.5 (seen on a GPU machine, 2026-12-04):
+    the engine names the cause and the fix before compiling anything."""
+    from quatro_env.batched import cuda as gpu
+
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.delattr(gpu.np, "row_stack")
+    with pytest.raises(ImportError, match=r"numba-cuda 0.30 cannot compile with numpy .*install numpy<2.5"):
+        gpu.require_compatible_numpy()
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # the simulator compiles nothing: no need
+    gpu.require_compatible_numpy()

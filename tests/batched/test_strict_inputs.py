@@ -96,3 +96,32 @@ def test_the_reasons_agree_with_the_masks_through_play():
                         checked += 1
         res = engine.step(engine.sample_actions(gen))
     assert checked > 1000
+
+
+def test_a_supplied_draw_samples_what_the_generator_would():
+    """``sample_actions(uniforms=u)`` is the generator's path with the draw handed in: the same actions
+    from the same numbers (this is how a CPU and a GPU engine are compared on one draw)."""
+    a, b = BatchedQuatroEngine(16, seed=3), BatchedQuatroEngine(16, seed=3)
+    g, h = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    for _ in range(30):
+        act = a.sample_actions(g)
+        assert torch.equal(act, b.sample_actions(uniforms=torch.rand(16, 4, 2, generator=h)))
+        a.step(act)
+        b.step(act)
+
+
+@pytest.mark.parametrize(
+    ("uniforms", "match"),
+    [
+        (torch.rand(3, 4, 2), r"float32 \[2, 4, 2\] on cpu, got torch.float32 \[3, 4, 2\]"),
+        (torch.rand(2, 4, 2, dtype=torch.float64), r"got torch.float64"),
+        (torch.full((2, 4, 2), 1.0), r"in \[0, 1\)"),
+        (torch.full((2, 4, 2), -0.5), r"in \[0, 1\)"),
+    ],
+)
+def test_a_bad_supplied_draw_is_refused_naming_it(uniforms, match):
+    engine = BatchedQuatroEngine(2, seed=0)
+    with pytest.raises(ValueError, match=f"sample_actions: uniforms must .*{match}|{match}"):
+        engine.sample_actions(uniforms=uniforms)
+    with pytest.raises(ValueError, match="a generator or uniforms, not both"):
+        engine.sample_actions(torch.Generator(), uniforms=torch.rand(2, 4, 2))
