@@ -179,6 +179,12 @@ class TrainConfig(BaseModel):
         description="reward per nat the team's partner reader (the eavesdropper's inputs plus the team's "
         "sign) gains over the clock; equal to secrecy_coef, the reward is the gap partner − eavesdropper",
     )
+    secrecy_partner_pay: Literal["tick", "call"] = Field(
+        "tick",
+        description="tick: the partner reader's nats are paid every tick (farmed in the nineteenth "
+        "session: hold, show the sign, never call); call: paid once, at the team's correct «Quatro», as "
+        "the partner reader's edge over the eavesdropper on the tick before it",
+    )
     eavesdropper_hidden: PositiveInt = 64
     eavesdropper_lr: float = Field(1e-3, gt=0)
     eavesdropper_epochs: PositiveInt = 8
@@ -236,6 +242,8 @@ class TrainConfig(BaseModel):
             )
         if self.secrecy_partner_coef and not self.secrecy_coef:
             raise ValueError("secrecy_partner_coef: needs secrecy_coef > 0 (the gap has two readers)")
+        if self.secrecy_partner_pay != "tick" and not self.secrecy_partner_coef:
+            raise ValueError("secrecy_partner_pay: 'call' needs secrecy_partner_coef > 0 (nothing to pay)")
         steps = [s.until_agent_steps for s in self.curriculum]
         if steps != sorted(steps):
             raise ValueError("curriculum: stages must be sorted by until_agent_steps")

@@ -246,7 +246,8 @@ class PPOTrainer:
                 reward = reward + cfg.collect_shaping * self._shaping(potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
             if self.secrecy is not None:
-                cost = self._eavesdrop(t, holders, done_tables)
+                paid = ((action == self.a_quatro) & (game_reward > 0)).view(cfg.num_envs, 2, n // 2).any(1)
+                cost = self._eavesdrop(t, holders, done_tables, paid)
                 if self.secrecy.charging:
                     reward = reward - cost
             buf["reward"][t] = reward
@@ -329,11 +330,14 @@ class PPOTrainer:
         """The eavesdropper's fits so far (0 without a secrecy cost)."""
         return 0 if self.secrecy is None else self.secrecy.updates
 
-    def _eavesdrop(self, t: int, holders: torch.Tensor, done_tables: torch.Tensor) -> torch.Tensor:
-        """Each seat's team cost of this tick (``SecrecyCost.read``), on the tables as they stand now."""
+    def _eavesdrop(
+        self, t: int, holders: torch.Tensor, done_tables: torch.Tensor, paid_calls: torch.Tensor
+    ) -> torch.Tensor:
+        """Each seat's team cost of this tick (``SecrecyCost.read``), on the tables as they stand now;
+        ``paid_calls [B, teams]``: the teams whose «Quatro» scored this tick."""
         signs = None if self.secrecy.partner is None else self.engine.team_sign.to(self.device)
-        stats = self.rollout_stats
-        return self.secrecy.read(t, self.next_obs, holders, done_tables, self.learner, stats, signs)
+        stats, learner = self.rollout_stats, self.learner
+        return self.secrecy.read(t, self.next_obs, holders, done_tables, learner, stats, signs, paid_calls)
 
     def _own(self, result) -> tuple[torch.Tensor, torch.Tensor]:
         """Observations and masks copied to the network's device (the engine reuses its buffers)."""

@@ -5,7 +5,9 @@ Split from ``baselines/ppo.py``: this holds the eavesdropper's model, optimiser,
 one rollout keeps to fit it on; the trainer only asks it for each tick's cost and for a fit. With
 ``secrecy_partner_coef`` it keeps a second reader, the team's partner (Eve's inputs plus the team's sign),
 and pays the team for what that one reads: the cost is then ``secrecy_coef × Eve's leak −
-secrecy_partner_coef × the partner's``.
+secrecy_partner_coef × the partner's``. With ``secrecy_partner_pay="call"`` the partner is paid only at
+the team's correct «Quatro»: ``secrecy_partner_coef × (partner − Eve)`` as they read the tick before it,
+so holding and showing without calling earns nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class SecrecyCost:
             ).to(device)
             self.partner_optimizer = torch.optim.Adam(self.partner.parameters(), lr=cfg.eavesdropper_lr)
             self.h_partner = self.partner.initial_state(cfg.num_envs, device)
+            # each team's (partner − Eve) nats on the last tick: what a correct call is paid ("call")
+            self.edge = torch.zeros(cfg.num_envs, n // 2, device=device)
         self.updates = 0  # fits so far: its reading costs nothing before secrecy_warmup_updates
         self.batch: dict[str, torch.Tensor] = {}
 
@@ -72,11 +76,16 @@ class SecrecyCost:
         learner: torch.Tensor,
         rollout_stats: dict[str, Any],
         signs: torch.Tensor | None = None,
+        paid_calls: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Each seat's team cost of tick ``t``, in reward units: ``secrecy_coef`` × the nats the
         eavesdropper reads from the table as it stands after the tick's actions (``obs``) beyond the
         clock, less ``secrecy_partner_coef`` × the partner reader's (which needs ``signs [B, teams]``,
-        the team signs). The rows are kept to fit both on."""
+        the team signs). With ``secrecy_partner_pay="call"`` the partner term is paid only where
+        ``paid_calls [B, teams]`` (the team's «Quatro» scored this tick), as last tick's edge over Eve.
+        The rows are kept to fit both on."""
+        if self.partner is not None and self.cfg.secrecy_partner_pay == "call" and paid_calls is None:
+            raise ValueError("secrecy_partner_pay='call': read() needs paid_calls [B, teams]")
         eaves, teams, tables = self.eavesdropper, self.n // 2, self.cfg.num_envs
         counts = None
         if eaves.ledger is not None:
@@ -101,7 +110,11 @@ class SecrecyCost:
             )
             batch["partner_view"][t] = partner_view
             stats["partner_leak_nats"] = stats["partner_leak_nats"] + (read * learner_team).sum()
-            cost = cost - self.cfg.secrecy_partner_coef * read
+            if self.cfg.secrecy_partner_pay == "tick":
+                cost = cost - self.cfg.secrecy_partner_coef * read
+            else:
+                cost = cost - self.cfg.secrecy_partner_coef * paid_calls * self.edge
+                self.edge = read - leak
         return cost.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
 
     @staticmethod
@@ -151,6 +164,7 @@ class SecrecyCost:
                 "partner_reader": cloned(self.partner.state_dict()),
                 "partner_reader_optimizer": cloned(self.partner_optimizer.state_dict()),
                 "h_partner": self.h_partner.clone(),
+                "partner_edge": self.edge.clone(),
             }
         return state
 
@@ -169,3 +183,7 @@ class SecrecyCost:
             self.partner.load_state_dict(state["partner_reader"])
             self.partner_optimizer.load_state_dict(cloned(state["partner_reader_optimizer"]))
             self.h_partner.copy_(state["h_partner"])
+            if "partner_edge" in state:  # checkpoints of the "tick" runs (nineteenth session) lack it
+                self.edge.copy_(state["partner_edge"])
+            elif self.cfg.secrecy_partner_pay == "call":
+                raise ValueError("trainer checkpoint: secrecy_partner_pay='call' needs its partner_edge")

@@ -102,7 +102,11 @@ def test_shipped_ppo_4p_was_trained_by_its_config_in_the_repo():
     assert "configs/ppo_4p_20min_random.yaml" in meta["command"]
     cfg = load_config("configs/ppo_4p_20min_random.yaml", ["progress_bar=false"])
     # fields added to TrainConfig after the run, whose defaults are what it trained with
-    added_since = {"eavesdropper_reads": "channel", "secrecy_partner_coef": 0.0}
+    added_since = {
+        "eavesdropper_reads": "channel",
+        "secrecy_partner_coef": 0.0,
+        "secrecy_partner_pay": "tick",
+    }
     current = cfg.model_dump(mode="json")
     assert {k: current[k] for k in added_since} == added_since
     assert meta["config"] == {k: v for k, v in current.items() if k not in added_since}

@@ -206,6 +206,47 @@ def test_the_gap_cost_is_eves_leak_less_the_partners(tmp_path):
         secrecy.read(1, obs, holders, ~play, trainer.learner, stats)
 
 
+def test_paid_at_the_call_the_partner_term_is_last_ticks_edge_at_a_scored_quatro_only(tmp_path):
+    """secrecy_partner_pay='call': Eve's nats are charged every tick; the partner is paid only where the
+    team's «Quatro» scored, as (partner − Eve) read the tick before, so holding and showing earn nothing."""
+    cfg = load_config(
+        SMOKE,
+        [
+            f"out_dir={tmp_path}",
+            "secrecy_coef=0.5",
+            "secrecy_partner_coef=0.2",
+            "eavesdropper_reads=public",
+            "secrecy_partner_pay=call",
+        ],  # fmt: skip
+    )
+    trainer = PPOTrainer(cfg)
+    secrecy, B = trainer.secrecy, cfg.num_envs
+    eve = iter([torch.full((B, 2), 1.0), torch.full((B, 2), 0.5)])
+    bob = iter([torch.full((B, 2), 3.0), torch.full((B, 2), 2.0)])
+    secrecy.eavesdropper.leak = lambda *args: next(eve)
+    secrecy.partner.leak = lambda *args: next(bob)
+    play = torch.ones(B, dtype=torch.bool)
+    secrecy.eavesdropper.playing = lambda view: play.unsqueeze(-1).expand(-1, 2)
+    secrecy.partner.playing = secrecy.eavesdropper.playing
+    stats: dict = {}
+    secrecy.start(stats)
+    obs, holders, signs = trainer.next_obs, torch.zeros(B * 4), trainer.engine.team_sign
+    paid = torch.zeros(B, 2, dtype=torch.bool)
+    first = secrecy.read(0, obs, holders, ~play, trainer.learner, stats, signs, paid).view(B, 4)
+    assert torch.allclose(first, torch.full((B, 4), 0.5 * 1.0))  # no call: Eve's charge alone
+    paid[:, 0] = True  # team 0 (seats 0 and 2) scores its «Quatro» on the second tick
+    second = secrecy.read(1, obs, holders, ~play, trainer.learner, stats, signs, paid).view(B, 4)
+    assert torch.allclose(second[:, [0, 2]], torch.full((B, 2), 0.5 * 0.5 - 0.2 * (3.0 - 1.0)))
+    assert torch.allclose(second[:, [1, 3]], torch.full((B, 2), 0.5 * 0.5))
+    assert torch.allclose(secrecy.edge, torch.full((B, 2), 2.0 - 0.5))
+    with pytest.raises(ValueError, match="needs paid_calls"):
+        secrecy.read(2, obs, holders, ~play, trainer.learner, stats, signs)
+    with pytest.raises(ValueError, match="secrecy_partner_pay: 'call' needs secrecy_partner_coef"):
+        load_config(SMOKE, ["secrecy_coef=0.3", "secrecy_partner_pay=call"])
+    with pytest.raises(ValueError, match="secrecy_partner_pay"):
+        load_config(SMOKE, ["secrecy_coef=0.3", "secrecy_partner_coef=0.3", "secrecy_partner_pay=always"])
+
+
 def test_the_partner_coefficient_needs_an_eavesdropper():
     with pytest.raises(ValueError, match="secrecy_partner_coef"):
         load_config(SMOKE, ["secrecy_partner_coef=0.3"])
@@ -231,8 +272,8 @@ def test_both_seats_of_a_team_pay_its_leak_and_only_after_the_warmup(tmp_path):
     seen: list[torch.Tensor] = []
     eavesdrop = trainer._eavesdrop
 
-    def spy(t, holders, done_tables):
-        cost = eavesdrop(t, holders, done_tables)
+    def spy(t, holders, done_tables, paid_calls):
+        cost = eavesdrop(t, holders, done_tables, paid_calls)
         seen.append(cost.view(cfg.num_envs, 4))
         return cost
 
@@ -253,8 +294,11 @@ def test_secrecy_is_off_by_default_and_a_bad_coefficient_is_refused(tmp_path):
         load_config(SMOKE, ["secrecy_coef=-0.1"])
 
 
-@pytest.mark.parametrize(("reads", "partner"), [("channel", 0.0), ("public", 0.0), ("public", 0.3)])
-def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads, partner):
+@pytest.mark.parametrize(
+    ("reads", "partner", "pay"),
+    [("channel", 0.0, "tick"), ("public", 0.0, "tick"), ("public", 0.3, "tick"), ("public", 0.3, "call")],
+)
+def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads, partner, pay):
     cfg = load_config(
         SMOKE,
         [
@@ -264,6 +308,7 @@ def test_resume_with_the_eavesdropper_continues_identically(tmp_path, reads, par
             "secrecy_warmup_updates=1",
             f"eavesdropper_reads={reads}",
             f"secrecy_partner_coef={partner}",
+            f"secrecy_partner_pay={pay}",
         ],
     )
     straight, resumed = straight_and_resumed(cfg, tmp_path)
