@@ -9,7 +9,8 @@
 #   bash scripts/device_check.sh engine   # issue 16: the CUDA kernels against the reference and the CPU
 #                                         # loops on the real GPU, then scripts/bench.py on cuda (4 players,
 #                                         # 4,096 to 262,144 tables: agent-steps/s, launches per tick;
-#                                         # the target is >= 100M agent-steps/s at >= 65,536 tables)
+#                                         # the target is >= 100M agent-steps/s at >= 65,536 tables),
+#                                         # then scripts/gpu_launch_times.py (host vs device per launch)
 #   bash scripts/device_check.sh train    # issue 17, item 4: the trainer end to end on the GPU (its test),
 #                                         # then scripts/bench_train.py with network and tables on cuda
 #
@@ -67,6 +68,8 @@ if [ "$part" = engine ]; then
         tests/batched/test_batched.py::test_cuda_matches_cpu_and_reference
     step engine_bench 180 python3 scripts/bench.py --devices cuda --players 4 --batches 4096,65536,262144 \
         --seconds 3 --no-peers --json "$out/bench_cuda.json"
+    step engine_launches 120 python3 scripts/gpu_launch_times.py --batches 4096,262144 --ticks 50 \
+        --json "$out/launch_times.json"
 else
     step train_test 300 python3 -m pytest -q -p no:cacheprovider -rs tests/baselines/test_fast_gpu.py
     step train_bench 200 python3 scripts/bench_train.py --config configs/ppo_4p.yaml --updates 2 \

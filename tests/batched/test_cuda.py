@@ -6,6 +6,7 @@ in a child process because numba picks the simulator when it is first imported.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -73,3 +74,19 @@ def test_a_numpy_that_numba_cuda_cannot_compile_with_is_named(monkeypatch):
         gpu.require_compatible_numpy()
     monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # the simulator compiles nothing: no need
     gpu.require_compatible_numpy()
+
+
+@needs_numba
+def test_the_launch_timer_times_every_kernel_of_a_tick_under_the_simulator(tmp_path):
+    """``scripts/gpu_launch_times.py`` (for the next GPU session): every launch of a tick is timed, host
+    time within time-until-done, and the engine's launchers are put back afterwards."""
+    out = tmp_path / "times.json"
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "scripts/gpu_launch_times.py", "--device", "cpu", "--batches", "2", "--ticks", "2"]
+    proc = subprocess.run([*cmd, "--json", str(out)], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (row,) = json.loads(out.read_text())["rows"]
+    kernels = row["kernels"]
+    assert set(kernels) == {"sample", "check_actions", "tick_all", "reset_rows", "encode", "compute_masks"}
+    assert all(k["launches"] == 1 and 0 < k["host_ms"] <= k["done_ms"] for k in kernels.values())
+    assert row["host_ms"] <= row["done_ms"] and row["tick_ms_untimed"] > 0
