@@ -346,7 +346,7 @@ class BatchedQuatroEngine:
             u = torch.rand(shape, generator=generator, device=self.device)
         elif generator is not None:
             raise ValueError("sample_actions: give a generator or uniforms, not both")
-        elif uniforms.shape != shape or uniforms.dtype != torch.float32 or uniforms.device != self.device:
+        elif uniforms.shape != shape or uniforms.dtype != torch.float32 or not self._here(uniforms):
             raise ValueError(
                 f"sample_actions: uniforms must be float32 {list(shape)} on {self.device}, "
                 f"got {uniforms.dtype} {list(uniforms.shape)} on {uniforms.device}"
@@ -359,6 +359,11 @@ class BatchedQuatroEngine:
         view = self._view
         self._run.sample(view(u), view(self.kind_legal), self._tables, view(out), self._W)
         return out
+
+    def _here(self, t: torch.Tensor) -> bool:
+        """``t`` is on this engine's device (``cuda`` and ``cuda:0`` are one device when 0 is current)."""
+        want = self.device if self.device.index is not None or self.device.type != "cuda" else None
+        return t.device == (want or torch.device("cuda", torch.cuda.current_device()))
 
     def state(self) -> torch.Tensor:
         """Global state for centralised critics: every seat's observation, [B, n * obs_dim]."""
