@@ -246,7 +246,9 @@ class PPOTrainer:
                 reward = reward + cfg.collect_shaping * self._shaping(potential)
                 self.potential = potential  # a finished table restarts in its sign phase, where Φ = 0
             if self.secrecy is not None:
-                paid = ((action == self.a_quatro) & (game_reward > 0)).view(cfg.num_envs, 2, n // 2).any(1)
+                paid = None  # teams whose «Quatro» scored this tick: only a payment at the call reads it
+                if self.secrecy.pays_at_call:
+                    paid = ((action == self.a_quatro) & (game_reward > 0)).view(cfg.num_envs, 2, -1).any(1)
                 cost = self._eavesdrop(t, holders, done_tables, paid)
                 if self.secrecy.charging:
                     reward = reward - cost
@@ -331,10 +333,10 @@ class PPOTrainer:
         return 0 if self.secrecy is None else self.secrecy.updates
 
     def _eavesdrop(
-        self, t: int, holders: torch.Tensor, done_tables: torch.Tensor, paid_calls: torch.Tensor
+        self, t: int, holders: torch.Tensor, done_tables: torch.Tensor, paid_calls: torch.Tensor | None
     ) -> torch.Tensor:
         """Each seat's team cost of this tick (``SecrecyCost.read``), on the tables as they stand now;
-        ``paid_calls [B, teams]``: the teams whose «Quatro» scored this tick."""
+        ``paid_calls [B, teams]``: the teams whose «Quatro» scored this tick (else None)."""
         signs = None if self.secrecy.partner is None else self.engine.team_sign.to(self.device)
         stats, learner = self.rollout_stats, self.learner
         return self.secrecy.read(t, self.next_obs, holders, done_tables, learner, stats, signs, paid_calls)

@@ -43,6 +43,11 @@ class SecrecyCost:
         self.batch: dict[str, torch.Tensor] = {}
 
     @property
+    def pays_at_call(self) -> bool:
+        """Whether ``read`` needs each tick's scored calls (the partner is paid at the call)."""
+        return self.partner is not None and self.cfg.secrecy_partner_pay == "call"
+
+    @property
     def charging(self) -> bool:
         """Whether the leak is charged yet (after ``secrecy_warmup_updates`` fits)."""
         return self.updates >= self.cfg.secrecy_warmup_updates
@@ -84,7 +89,7 @@ class SecrecyCost:
         the team signs). With ``secrecy_partner_pay="call"`` the partner term is paid only where
         ``paid_calls [B, teams]`` (the team's «Quatro» scored this tick), as last tick's edge over Eve.
         The rows are kept to fit both on."""
-        if self.partner is not None and self.cfg.secrecy_partner_pay == "call" and paid_calls is None:
+        if self.pays_at_call and paid_calls is None:
             raise ValueError("secrecy_partner_pay='call': read() needs paid_calls [B, teams]")
         eaves, teams, tables = self.eavesdropper, self.n // 2, self.cfg.num_envs
         counts = None
@@ -110,11 +115,11 @@ class SecrecyCost:
             )
             batch["partner_view"][t] = partner_view
             stats["partner_leak_nats"] = stats["partner_leak_nats"] + (read * learner_team).sum()
-            if self.cfg.secrecy_partner_pay == "tick":
-                cost = cost - self.cfg.secrecy_partner_coef * read
-            else:
+            if self.pays_at_call:
                 cost = cost - self.cfg.secrecy_partner_coef * paid_calls * self.edge
                 self.edge = read - leak
+            else:
+                cost = cost - self.cfg.secrecy_partner_coef * read
         return cost.repeat(1, 2).reshape(-1)  # seat s pays for its team s % teams
 
     @staticmethod
@@ -185,5 +190,5 @@ class SecrecyCost:
             self.h_partner.copy_(state["h_partner"])
             if "partner_edge" in state:  # checkpoints of the "tick" runs (nineteenth session) lack it
                 self.edge.copy_(state["partner_edge"])
-            elif self.cfg.secrecy_partner_pay == "call":
+            elif self.pays_at_call:
                 raise ValueError("trainer checkpoint: secrecy_partner_pay='call' needs its partner_edge")

@@ -22,16 +22,15 @@ from collections import Counter
 from pathlib import Path
 
 import torch
-from numba import cuda
 
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.batched import cuda as gpu
 
 
 def _sync(device: str) -> None:
+    """Wait for the device: torch and numba-cuda share its primary context, so one call covers both."""
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-        cuda.synchronize()
 
 
 def measure(batch: int, ticks: int, device: str, players: int = 4) -> dict:
