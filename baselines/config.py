@@ -114,6 +114,11 @@ class TrainConfig(BaseModel):
     env: dict[str, Any] = Field(default_factory=dict, description="QuatroConfig fields")
     curriculum: tuple[Stage, ...] = ()
     num_envs: PositiveInt = 128
+    processes: PositiveInt = Field(
+        1,
+        description="trainer processes, one per CPU core, each with num_envs / processes tables and one "
+        "summed gradient (baselines/replicas.py); quatro-train launches them",
+    )
     num_steps: PositiveInt = 64
     total_agent_steps: PositiveInt = 1_000_000
     # optimisation
@@ -240,6 +245,15 @@ class TrainConfig(BaseModel):
                 f"num_minibatches: {self.num_minibatches} must divide num_envs={self.num_envs} "
                 f"(a minibatch holds whole tables, for the recurrent unroll and the critic)"
             )
+        if self.num_envs % (self.processes * self.num_minibatches):
+            raise ValueError(
+                f"processes: {self.processes} processes x {self.num_minibatches} minibatches must divide "
+                f"num_envs={self.num_envs} (each process holds whole tables of every minibatch)"
+            )
+        if self.processes > 1 and self.secrecy_coef:
+            raise ValueError("processes: secrecy_coef > 0 trains in one process (its readers are not split)")
+        if self.processes > 1 and (self.device != "cpu" or (self.env_device or "cpu") != "cpu"):
+            raise ValueError("processes: several processes split the CPU's cores; on a GPU use processes=1")
         if self.secrecy_partner_coef and not self.secrecy_coef:
             raise ValueError("secrecy_partner_coef: needs secrecy_coef > 0 (the gap has two readers)")
         if self.secrecy_partner_pay != "tick" and not self.secrecy_partner_coef:

@@ -33,7 +33,15 @@ from baselines.checkpoint_io import TRAINER_FORMAT, save_checkpoint
 from baselines.config import TrainConfig, load_config, one_line_error, override_config
 from baselines.networks import build_model
 from baselines.packing import learner_segments
-from baselines.ppo_update import gae, packed_minibatch, ppo_loss, table_minibatch
+from baselines.ppo_update import (
+    LOSS_PARTS,
+    advantage_moments,
+    gae,
+    packed_minibatch,
+    ppo_loss,
+    table_minibatch,
+)
+from baselines.replicas import Replicas, launch, rank_path
 from baselines.run_log import evaluate_policy, log_row, open_writer, policy_payload, progress_row
 from baselines.secrecy_cost import SecrecyCost
 from baselines.trainer_state import (
@@ -52,6 +60,7 @@ from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
+COUNTED_STATS = ("points",)  # rollout statistics that are counts (summed over processes), not shares
 
 
 def _first_line(exc: BaseException) -> str:
@@ -74,9 +83,19 @@ def _ignore_sigint(hold: bool = False):
 class PPOTrainer:
     """Holds everything a run needs, so that a checkpoint can restore it exactly."""
 
-    def __init__(self, cfg: TrainConfig) -> None:
+    def __init__(self, cfg: TrainConfig, replicas: Replicas | None = None) -> None:
+        """``replicas``: this process's place among ``cfg.processes`` trainer processes (``launch``
+        gives it; one process by default)."""
         self.cfg = cfg
-        torch.manual_seed(cfg.seed)
+        self.replicas = replicas or Replicas()
+        if cfg.processes != self.replicas.world:
+            raise ValueError(
+                f"processes: {cfg.processes}, but this trainer is one of {self.replicas.world} process(es); "
+                "quatro-train launches the processes (baselines.replicas.launch)"
+            )
+        self.seed = self.replicas.seed(cfg.seed)  # this process's tables and draws
+        self.num_envs = cfg.num_envs // cfg.processes  # this process's tables
+        torch.manual_seed(cfg.seed)  # the network starts the same in every process
         np.random.seed(cfg.seed)
         if cfg.deterministic:
             torch.use_deterministic_algorithms(True)
@@ -85,7 +104,7 @@ class PPOTrainer:
         self.agent_steps, self.update, self.wall_seconds = 0, 0, 0.0
         self.env_cfg = cfg.env_config(0)
         self.engine = BatchedQuatroEngine(
-            cfg.num_envs, config=self.env_cfg, device=self.env_device, seed=cfg.seed
+            self.num_envs, config=self.env_cfg, device=self.env_device, seed=self.seed
         )
         self.n = self.engine.n
         codec = ActionCodec(self.n)
@@ -95,7 +114,7 @@ class PPOTrainer:
             codec.ranges[ActionKind.CONTRA][-1],
         )
         self.a_show0 = codec.ranges[ActionKind.SHOW_EMOJI][0]
-        self.slots = cfg.num_envs * self.n
+        self.slots = self.num_envs * self.n
         state_dim = self.n * self.engine.obs_dim if cfg.central_critic else None
         self.model = build_model(
             cfg.arch,
@@ -108,21 +127,24 @@ class PPOTrainer:
         ).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.opponent = copy.deepcopy(self.model).requires_grad_(False)
+        if self.replicas.rank:  # the same network, other draws
+            torch.manual_seed(self.seed)
+            np.random.seed(self.seed % 2**32)
         self.pool: list[dict[str, torch.Tensor]] = []
         self.secrecy = SecrecyCost(cfg, self.n, self.device) if cfg.secrecy_coef else None
         self.eavesdropper = None if self.secrecy is None else self.secrecy.eavesdropper
-        self.num_updates = max(1, cfg.total_agent_steps // (cfg.num_steps * self.slots))
-        self.next_obs, self.next_mask = self._own(self.engine.reset(cfg.seed))
+        self.num_updates = max(1, cfg.total_agent_steps // self.steps_per_update)
+        self.next_obs, self.next_mask = self._own(self.engine.reset(self.seed))
         self.next_done = torch.zeros(self.slots, dtype=torch.bool, device=self.device)
         self.h = self.model.initial_state(self.slots, self.device)
         self.h_opp = self.model.initial_state(self.slots, self.device)
-        self.mode = torch.zeros(cfg.num_envs, dtype=torch.long, device=self.device)
-        self.learner = torch.ones(cfg.num_envs, self.n, dtype=torch.bool, device=self.device)
+        self.mode = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
+        self.learner = torch.ones(self.num_envs, self.n, dtype=torch.bool, device=self.device)
         self.bots = BatchedBots(
             self.n, self.slots
         )  # one row per slot: the scripted bot seats of VS_BOTS tables
         self.bot_returns: list[float] = []
-        self._assign_opponents(torch.arange(cfg.num_envs, device=self.device))
+        self._assign_opponents(torch.arange(self.num_envs, device=self.device))
         self.running_return = torch.zeros(self.slots, device=self.device)
         self.potential = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
@@ -140,7 +162,12 @@ class PPOTrainer:
     def reseat_opponents(self) -> None:
         """Draw every table's opponents again (pool snapshot, bots or self-play, by the current
         stage's mix): for a caller that has just replaced the pool, e.g. a league's next block."""
-        self._assign_opponents(torch.arange(self.cfg.num_envs, device=self.device))
+        self._assign_opponents(torch.arange(self.num_envs, device=self.device))
+
+    @property
+    def steps_per_update(self) -> int:
+        """Agent-steps of one update, every process's tables together."""
+        return self.cfg.num_steps * self.slots * self.replicas.world
 
     # ------------------------------------------------------------------ self-play bookkeeping
     def _assign_opponents(self, tables: torch.Tensor) -> None:
@@ -225,7 +252,7 @@ class PPOTrainer:
             holding = holders.bool() & learn
             calls["holding"] = calls["holding"] + holding.sum()
             calls["signs"] = calls["signs"] + (holding & (action == self.a_show0 + self._own_sign())).sum()
-            result = self.engine.step(action.reshape(cfg.num_envs, n).to(self.env_device))
+            result = self.engine.step(action.reshape(self.num_envs, n).to(self.env_device))
             game_reward = result.rewards.reshape(N).float().to(dev)
             holders = self._quartet_holders().to(dev)
             potential = self._collect_potential().to(dev)
@@ -248,7 +275,7 @@ class PPOTrainer:
             if self.secrecy is not None:
                 paid = None  # teams whose «Quatro» scored this tick: only a payment at the call reads it
                 if self.secrecy.pays_at_call:
-                    paid = ((action == self.a_quatro) & (game_reward > 0)).view(cfg.num_envs, 2, -1).any(1)
+                    paid = ((action == self.a_quatro) & (game_reward > 0)).view(self.num_envs, 2, -1).any(1)
                 cost = self._eavesdrop(t, holders, done_tables, paid)
                 if self.secrecy.charging:
                     reward = reward - cost
@@ -404,24 +431,27 @@ class PPOTrainer:
         if cfg.anneal_lr:
             self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - frac)
         ent_coef = cfg.ent_coef_start + frac * (cfg.ent_coef_end - cfg.ent_coef_start)
-        tables_per_mb = cfg.num_envs // cfg.num_minibatches
+        tables_per_mb = self.num_envs // cfg.num_minibatches  # this process's share of a minibatch
         segments = learner_segments(buf["done"], buf["learn"]) if cfg.pack_learner_rows else None
-        stats: dict[str, list[torch.Tensor]] = {
-            k: [] for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")
-        }
+        stats: dict[str, list[torch.Tensor]] = {k: [] for k in LOSS_PARTS}
         for _ in range(cfg.update_epochs):
-            order = torch.randperm(cfg.num_envs, device=self.device)
-            for start in range(0, cfg.num_envs, tables_per_mb):
+            order = torch.randperm(self.num_envs, device=self.device)
+            for start in range(0, self.num_envs, tables_per_mb):
                 tables = order[start : start + tables_per_mb]
                 if segments is None:
                     mb = table_minibatch(buf, tables, self.n, cfg.central_critic)
                 else:
                     mb = packed_minibatch(buf, tables, segments, self.n, cfg.central_critic)
-                if mb is None:  # no learner row in these tables
-                    continue
-                loss, parts = ppo_loss(self.model, mb, cfg, ent_coef)
-                self.optimizer.zero_grad()
-                loss.backward()
+                if self.replicas.world > 1:
+                    parts = self._shared_gradient(mb, ent_coef)
+                    if parts is None:  # no learner row in any process's share
+                        continue
+                else:
+                    if mb is None:  # no learner row in these tables
+                        continue
+                    loss, parts = ppo_loss(self.model, mb, cfg, ent_coef)
+                    self.optimizer.zero_grad()
+                    loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
                 for key, value_ in parts.items():
@@ -435,6 +465,26 @@ class PPOTrainer:
         out = {k: float(torch.stack(v).mean()) if v else 0.0 for k, v in stats.items()}  # one host sync
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
+
+    def _shared_gradient(self, mb: dict[str, Any] | None, ent_coef: float) -> dict[str, torch.Tensor] | None:
+        """The minibatch's gradient over every process's share (``mb``: this process's, None if it has
+        no learner row): rows weighted by the global count and advantage moments, gradients summed, so
+        the step is the one a single process holding every share would take. The loss's parts come
+        back summed too (None when no process has a row: every process skips the step)."""
+        device = self.device
+        mine = advantage_moments(mb) if mb is not None else torch.zeros(3, device=device)
+        moments = self.replicas.sum(mine)
+        if float(moments[0]) == 0:
+            return None
+        self.optimizer.zero_grad()
+        if mb is None:
+            parts = torch.zeros(len(LOSS_PARTS), device=device)
+        else:
+            loss, named = ppo_loss(self.model, mb, self.cfg, ent_coef, moments)
+            loss.backward()
+            parts = torch.stack([named[k] for k in LOSS_PARTS])
+        parts = self.replicas.sum_gradients(self.model.parameters(), parts)
+        return dict(zip(LOSS_PARTS, parts, strict=True))
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -463,6 +513,7 @@ class PPOTrainer:
             "pool_returns": list(self.pool_returns),
             "episodes": self.episodes,
             "env_config": self.env_cfg.model_dump(mode="json"),
+            "replica": {"rank": self.replicas.rank, "world": self.replicas.world},
         } | ({} if self.secrecy is None else self.secrecy.state_dict())
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -482,9 +533,15 @@ class PPOTrainer:
         from quatro_env.quatro.config import QuatroConfig
 
         state = dict(state, optimizer=cloned(state["optimizer"]))  # Adam steps its moments in place
+        replica = state.get("replica", {"rank": 0, "world": 1})  # before data-parallel training: one process
+        if replica != {"rank": self.replicas.rank, "world": self.replicas.world}:
+            raise ValueError(
+                f"written by process {replica['rank']} of {replica['world']}, loaded into process "
+                f"{self.replicas.rank} of {self.replicas.world} (a run resumes with its own processes)"
+            )
         self.env_cfg = QuatroConfig(**state["env_config"])
         if self.env_cfg != self.engine.config:
-            self.engine = BatchedQuatroEngine(self.cfg.num_envs, config=self.env_cfg, device=self.env_device)
+            self.engine = BatchedQuatroEngine(self.num_envs, config=self.env_cfg, device=self.env_device)
         load_engine_state(self.engine, state["engine"])
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
@@ -507,8 +564,9 @@ class PPOTrainer:
             self.secrecy.load_state_dict(state)
 
     def save(self, path: Path, state: dict[str, Any] | None = None) -> None:
-        """Write ``state`` (default: the current one) atomically (temp file, then ``os.replace``)."""
-        save_checkpoint(self.state_dict() if state is None else state, path)
+        """Write ``state`` (default: the current one) atomically (temp file, then ``os.replace``); in
+        data-parallel training each process writes its own copy (``rank_path``: ``latest.rank1.pt``)."""
+        save_checkpoint(self.state_dict() if state is None else state, rank_path(path, self.replicas.rank))
 
     def export_policy(self, path: Path, command: str) -> None:
         """A small file with the policy alone and how it was made (what ships in the package)."""
@@ -520,11 +578,11 @@ class PPOTrainer:
         if wanted != self.env_cfg:  # a curriculum stage ended: new tables with the next stage's rules
             self.env_cfg = wanted
             self.engine = BatchedQuatroEngine(
-                self.cfg.num_envs, config=wanted, device=self.env_device, seed=self.cfg.seed + self.update
+                self.num_envs, config=wanted, device=self.env_device, seed=self.seed + self.update
             )
-            self.next_obs, self.next_mask = self._own(self.engine.reset(self.cfg.seed + self.update))
+            self.next_obs, self.next_mask = self._own(self.engine.reset(self.seed + self.update))
             self.next_done.fill_(True)
-            self._assign_opponents(torch.arange(self.cfg.num_envs, device=self.device))
+            self._assign_opponents(torch.arange(self.num_envs, device=self.device))
 
     def train(self, updates: int | None = None, command: str = "") -> list[dict[str, float]]:
         """Run ``updates`` PPO updates (default: to the configured total); Ctrl-C saves and stops.
@@ -535,14 +593,15 @@ class PPOTrainer:
         cfg = self.cfg
         committed = self.state_dict()
         last = self.num_updates if updates is None else min(self.num_updates, self.update + updates)
-        writer = open_writer(cfg, self.run_dir)
+        main = self.replicas.main  # with several processes, process 0 logs, evaluates, exports
+        writer = open_writer(cfg, self.run_dir) if main else None
         bar = None
         previous_handler, sigint_ignored = None, False
-        if cfg.progress_bar:
+        if cfg.progress_bar and main:
             from tqdm import tqdm
 
             bar = tqdm(
-                total=self.num_updates * cfg.num_steps * self.slots,
+                total=self.num_updates * self.steps_per_update,
                 initial=self.agent_steps,
                 unit="step",
                 unit_scale=True,
@@ -557,33 +616,40 @@ class PPOTrainer:
                 if self.secrecy is not None:
                     stats.update(self.secrecy.fit(self.rollout_stats))
                 self.update += 1
-                self.agent_steps += cfg.num_steps * self.slots  # counted once the update used them
+                self.agent_steps += self.steps_per_update  # counted once the update used them
                 elapsed = time.perf_counter() - start
                 self.wall_seconds += elapsed
                 if cfg.pool_size and self.update % cfg.snapshot_every == 0:
                     self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
                     self.pool = self.pool[-cfg.pool_size :]
+                rollout_stats, episodes = self._all_processes(self.rollout_stats, self.episodes)
                 row = progress_row(
                     update=self.update,
                     agent_steps=self.agent_steps,
-                    steps_per_s=cfg.num_steps * self.slots / elapsed,
+                    steps_per_s=self.steps_per_update / elapsed,
                     returns=(self.finished_returns, self.pool_returns, self.bot_returns),
-                    rollout_stats=self.rollout_stats,
+                    rollout_stats=rollout_stats,
                     ticks=cfg.num_steps * cfg.num_envs,
-                    episodes=self.episodes,
+                    episodes=episodes,
                     update_stats=stats,
                 )
                 self.history.append(row)
-                log_row(self.run_dir, row, writer)
+                if main:
+                    log_row(self.run_dir, row, writer)
                 if bar is not None:
-                    bar.update(cfg.num_steps * self.slots)
+                    bar.update(self.steps_per_update)
                     bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ret=f"{row['episode_return']:.2f}")
-                if cfg.eval_every and self.update % cfg.eval_every == 0:
+                if main and cfg.eval_every and self.update % cfg.eval_every == 0:
                     log_row(self.run_dir, self.evaluate(command), writer, prefix="eval")
+                stop = self.replicas.stop_requested()  # several processes: all commit, or stop, together
                 committed = self.state_dict()  # this update is complete: from now on, the state
                 if self.update % cfg.checkpoint_every == 0:
                     self.save(self.run_dir / f"checkpoint_{self.update:05d}.pt", committed)
                     self.save(self.run_dir / "latest.pt", committed)
+                if stop:
+                    if main:
+                        print(f"\nCtrl-C: stopped after update {self.update}", file=sys.stderr)
+                    break
         except KeyboardInterrupt:
             # a second Ctrl-C (or a signal sent to both ``timeout`` and its child) must not cut the
             # save short: further SIGINTs are ignored until the checkpoint is written
@@ -603,11 +669,26 @@ class PPOTrainer:
             previous_handler, sigint_ignored = _ignore_sigint(self.hold_sigint_while_saving), True
         try:
             self.save(self.run_dir / "latest.pt", committed)
-            self.export_policy(self.run_dir / "policy.pt", command)
+            if main:
+                self.export_policy(self.run_dir / "policy.pt", command)
         finally:
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)
         return self.history
+
+    def _all_processes(self, stats: dict[str, float], episodes: int) -> tuple[dict[str, float], int]:
+        """The rollout's statistics and the episode count over every process's tables: counts summed,
+        shares averaged (each process's share is over an equal number of tables; a NaN share, nothing
+        to count in that process, is left out)."""
+        if self.replicas.world == 1:
+            return stats, episodes
+        keys = sorted(stats)
+        values = torch.tensor([stats[k] for k in keys] + [episodes], dtype=torch.float64)
+        counted = ~values.isnan()
+        sums = self.replicas.sum(torch.cat([torch.where(counted, values, 0.0), counted.double()]))
+        totals, counts = sums[: len(values)], sums[len(values) :]
+        out = {k: float(totals[i] / (1 if k in COUNTED_STATS else counts[i])) for i, k in enumerate(keys)}
+        return out, int(totals[-1])
 
     def evaluate(self, command: str = "") -> dict[str, float]:
         """Play the current policy against each of ``eval_bots`` through the harness, on the game's
@@ -619,19 +700,40 @@ class PPOTrainer:
         return row | evaluate_policy(path, self.cfg, self.n, seed=self.update)
 
 
-def _trainer_from_args(args: argparse.Namespace) -> tuple[TrainConfig, PPOTrainer]:
-    """The config and trainer the command asks for: a fresh run, or a resumed one (validated first)."""
-    if args.resume:
-        state = load_trainer_checkpoint(args.resume)
-        cfg = TrainConfig(**state["config"])
-        if args.overrides:  # a new leg under a changed config (e.g. other opponents), from this state
-            cfg = override_config(cfg, args.overrides)
-            print(f"resuming {args.resume} with overrides {args.overrides}: not an identical continuation")
-        trainer = PPOTrainer(cfg)
-        trainer.load_state_dict(state)
-        return cfg, trainer
-    cfg = load_config(args.config, args.overrides)
-    return cfg, PPOTrainer(cfg)
+def _config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, dict[str, Any] | None]:
+    """The config the command asks for, and the checkpoint it resumes from (validated), if any."""
+    if not args.resume:
+        return load_config(args.config, args.overrides), None
+    state = load_trainer_checkpoint(args.resume)
+    cfg = TrainConfig(**state["config"])
+    if args.overrides:  # a new leg under a changed config (e.g. other opponents), from this state
+        cfg = override_config(cfg, args.overrides)
+        print(f"resuming {args.resume} with overrides {args.overrides}: not an identical continuation")
+    if cfg.processes > 1:  # every process's file must be there, at the same update
+        for rank in range(1, cfg.processes):
+            other = load_trainer_checkpoint(rank_path(Path(args.resume), rank))
+            if other.get("replica") != {"rank": rank, "world": cfg.processes}:
+                raise ValueError(f"{rank_path(Path(args.resume), rank)}: not process {rank}'s checkpoint")
+            if other["update"] != state["update"]:
+                raise ValueError(
+                    f"{rank_path(Path(args.resume), rank)}: at update {other['update']}, process 0's at "
+                    f"{state['update']} (resume from a checkpoint_NNNNN.pt every process wrote)"
+                )
+    return cfg, state
+
+
+def _train_process(
+    replicas: Replicas, config: dict[str, Any], resume: str | None, updates: int | None, command: str
+) -> dict[str, float]:
+    """One of the data-parallel trainer processes (``launch``): its share of the tables, the same
+    network; process 0's summary comes back to the launcher."""
+    trainer = PPOTrainer(TrainConfig(**config), replicas)
+    if resume:
+        trainer.load_state_dict(load_trainer_checkpoint(rank_path(Path(resume), replicas.rank)))
+    history = trainer.train(updates, command)
+    return {"agent_steps": trainer.agent_steps, "wall_seconds": trainer.wall_seconds} | (
+        {"steps_per_s": history[-1]["steps_per_s"]} if history else {}
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -654,17 +756,31 @@ def main(argv: list[str] | None = None) -> None:
     if args.resume and args.config:
         parser.error("--config: not with --resume (the checkpoint holds its config; use key=value overrides)")
     try:
-        cfg, trainer = _trainer_from_args(args)
-        trainer.run_dir.mkdir(parents=True, exist_ok=True)
+        cfg, state = _config_from_args(args)
+        trainer = None
+        if cfg.processes == 1:
+            trainer = PPOTrainer(cfg)
+            if state is not None:
+                trainer.load_state_dict(state)
+        run_dir = Path(cfg.out_dir) / cfg.run_name
+        run_dir.mkdir(parents=True, exist_ok=True)
     except (ValueError, OSError) as exc:  # bad config, override or checkpoint: one line, exit 2
         parser.exit(2, f"quatro-train: {one_line_error(exc)}\n")
-    (trainer.run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
-    history = trainer.train(args.updates, command)
-    if history:
-        last = history[-1]
+    (run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
+    if trainer is not None:
+        history = trainer.train(args.updates, command)
+        summary = {"agent_steps": trainer.agent_steps, "wall_seconds": trainer.wall_seconds}
+        summary |= {"steps_per_s": history[-1]["steps_per_s"]} if history else {}
+    else:
+        config = cfg.model_dump(mode="json")
+        try:
+            summary = launch(cfg.processes, _train_process, config, args.resume, args.updates, command)
+        except RuntimeError as exc:
+            parser.exit(1, f"quatro-train: {exc}\n")
+    if "steps_per_s" in summary:
         print(
-            f"done: {last['agent_steps']:,} agent-steps in {trainer.wall_seconds:.0f} s "
-            f"({last['steps_per_s']:.0f} steps/s last update); outputs in {trainer.run_dir}"
+            f"done: {summary['agent_steps']:,} agent-steps in {summary['wall_seconds']:.0f} s "
+            f"({summary['steps_per_s']:.0f} steps/s last update); outputs in {run_dir}"
         )
 
 

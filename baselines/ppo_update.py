@@ -16,6 +16,7 @@ from baselines.config import TrainConfig
 from baselines.packing import pack
 
 MB_KEYS = ("obs", "mask", "done", "learn", "action", "logp", "value", "adv", "ret")  # what a minibatch takes
+LOSS_PARTS = ("pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac")  # what the log keeps of a loss
 
 
 def gae(
@@ -93,20 +94,37 @@ def packed_minibatch(
     return mb
 
 
+def advantage_moments(mb: dict[str, Any]) -> torch.Tensor:
+    """``[Σw, Σw·adv, Σw·adv²]`` over a minibatch's weighted rows: summed over the trainer's processes,
+    they normalise every process's share of a minibatch alike (``ppo_loss(..., moments)``)."""
+    w, adv = mb["w"], mb["adv"]
+    return torch.stack([w.sum(), (adv * w).sum(), (adv * adv * w).sum()])
+
+
 def ppo_loss(
-    model: torch.nn.Module, mb: dict[str, Any], cfg: TrainConfig, ent_coef: float
+    model: torch.nn.Module,
+    mb: dict[str, Any],
+    cfg: TrainConfig,
+    ent_coef: float,
+    moments: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The clipped PPO objective on one minibatch's weighted rows (advantages normalised over them),
-    and its parts (detached) for the log."""
+    and its parts (detached) for the log. ``moments``: :func:`advantage_moments` of the whole
+    minibatch when ``mb`` is one process's share of it; each part is then this share's contribution
+    (the shares' losses and gradients add up to the whole minibatch's)."""
     w = mb["w"]
     memory, _ = model.unroll(mb["obs"], mb["done"], mb["h0"])
     dist, value = model.heads(memory, mb["mask"], mb["state"])
     logp = dist.log_prob(mb["action"])
     ratio = (logp - mb["logp"]).exp()
     adv = mb["adv"]
-    total = w.sum()
-    mean = (adv * w).sum() / total
-    std = (((adv - mean) ** 2 * w).sum() / total).sqrt()
+    if moments is None:
+        total = w.sum()
+        mean = (adv * w).sum() / total
+        std = (((adv - mean) ** 2 * w).sum() / total).sqrt()
+    else:
+        total, mean = moments[0], moments[1] / moments[0]
+        std = (moments[2] / total - mean * mean).clamp(min=0).sqrt()
     adv = (adv - mean) / (std + 1e-8)
     pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
     pg_loss = (pg * w).sum() / total

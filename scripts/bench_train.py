@@ -38,8 +38,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import torch  # noqa: E402
 
-from baselines.config import load_config  # noqa: E402
+from baselines.config import TrainConfig, load_config  # noqa: E402
 from baselines.ppo import PPOTrainer  # noqa: E402
+from baselines.replicas import Replicas, launch  # noqa: E402
 from quatro_env.batched import BatchedQuatroEngine  # noqa: E402
 
 PHASES = (
@@ -116,9 +117,10 @@ def instrumented(trainer: PPOTrainer, clock: PhaseClock) -> Iterator[None]:
                 delattr(obj, name)  # the instance attribute goes; the class's method shows again
 
 
-def engine_rate(trainer: PPOTrainer, seconds: float) -> float:
-    """The engine alone, same tables and rules, random legal actions (sampled with torch)."""
-    engine = BatchedQuatroEngine(trainer.cfg.num_envs, config=trainer.env_cfg, seed=0)
+def engine_rate(num_envs: int, env_config: Any, seconds: float) -> float:
+    """The engine alone, the trainer's tables (all processes') and rules, random legal actions (sampled
+    with torch), in one process."""
+    engine = BatchedQuatroEngine(num_envs, config=env_config, seed=0)
     result = engine.reset(0)
     for _ in range(20):  # compile the kernels
         result = engine.step(
@@ -140,30 +142,45 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} logical CPUs visible, torch {torch.__version__}, threads {threads}"
 
 
+def timed_training(
+    replicas: Replicas, config: dict[str, Any], updates: int, warmup: int, at_agent_steps: int
+) -> dict[str, Any]:
+    """One trainer process's timed updates: the CPU seconds of every process together, process 0's
+    wall clock and CPU split (with several processes, ``launch`` runs this in each)."""
+    trainer = PPOTrainer(TrainConfig(**config), replicas)
+    if at_agent_steps:
+        trainer.agent_steps = at_agent_steps
+    trainer.train(updates=warmup)
+    clock = PhaseClock()
+    with instrumented(trainer, clock):
+        clock.on = True
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        trainer.train(updates=updates)
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        clock.on = False
+    rest = cpu - sum(clock.seconds.values())  # the loop outside rollout/optimise: logging, saving
+    split = {phase: clock.seconds.get(phase, 0.0) / cpu for phase in PHASES} | {"loop.other": rest / cpu}
+    every_cpu = float(replicas.sum(torch.tensor([cpu], dtype=torch.float64)))
+    return {"steps": updates * trainer.steps_per_update, "cpu": every_cpu, "wall": wall, "split": split}
+
+
 def bench(
     config: str, overrides: list[str], updates: int, warmup: int, at_agent_steps: int, engine_seconds: float
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as out:
         fixed = [f"out_dir={out}", "tensorboard=false", "progress_bar=false", "eval_every=0"]
         cfg = load_config(config, [*fixed, "checkpoint_every=1000000", *overrides])
-        trainer = PPOTrainer(cfg)
-        if at_agent_steps:
-            trainer.agent_steps = at_agent_steps
-        trainer.train(updates=warmup)
-        clock = PhaseClock()
-        with instrumented(trainer, clock):
-            clock.on = True
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            trainer.train(updates=updates)
-            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-            clock.on = False
-    steps = updates * cfg.num_steps * trainer.slots
-    rest = cpu - sum(clock.seconds.values())  # the loop outside rollout/optimise: logging, saving
-    split = {phase: clock.seconds.get(phase, 0.0) / cpu for phase in PHASES} | {"loop.other": rest / cpu}
+        args = (cfg.model_dump(mode="json"), updates, warmup, at_agent_steps)
+        if cfg.processes == 1:
+            run = timed_training(Replicas(), *args)
+        else:  # the processes train; the engine alone is timed afterwards, here, in one process
+            run = launch(cfg.processes, timed_training, *args)
+        engine = engine_rate(cfg.num_envs, cfg.env_config(at_agent_steps), engine_seconds)
+    steps, cpu, wall = run["steps"], run["cpu"], run["wall"]
     return {
         "trainer_agent_steps_per_s": steps / cpu,
         "trainer_agent_steps_per_s_wall": steps / wall,
-        "engine_agent_steps_per_s": engine_rate(trainer, engine_seconds),
+        "engine_agent_steps_per_s": engine,
         "config": config,
         "overrides": overrides,
         "arch": cfg.arch,
@@ -173,9 +190,10 @@ def bench(
         "warmup_updates": warmup,
         "at_agent_steps": at_agent_steps,
         "agent_steps": steps,
+        "processes": cfg.processes,
         "cpu_seconds": cpu,
         "wall_seconds": wall,
-        "split": split,
+        "split": run["split"],
         "command": "python " + " ".join(sys.argv),
         "machine": machine(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),

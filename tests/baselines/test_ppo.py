@@ -106,6 +106,7 @@ def test_shipped_ppo_4p_was_trained_by_its_config_in_the_repo():
         "eavesdropper_reads": "channel",
         "secrecy_partner_coef": 0.0,
         "secrecy_partner_pay": "tick",
+        "processes": 1,
     }
     current = cfg.model_dump(mode="json")
     assert {k: current[k] for k in added_since} == added_since
