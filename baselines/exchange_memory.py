@@ -31,7 +31,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from baselines.networks import MASKED_LOGIT, StructuredActorCritic
+from baselines.networks import MaskedCategorical, StructuredActorCritic
 from quatro_env.quatro.cards import NUM_EMOJIS, num_values
 from quatro_env.quatro.encoding import ObservationEncoder
 
@@ -159,7 +159,7 @@ class LedgerActorCritic(StructuredActorCritic):
         dim = self.ledger.feature_dim
         ledger = memory[..., -dim:]
         dist, value = super().heads(memory[..., :-dim], mask, state)
-        logits = (dist.logits + self.ledger_skip(ledger)).masked_fill(mask == 0, MASKED_LOGIT)
+        dist = MaskedCategorical(dist.logits + self.ledger_skip(ledger), mask)
         if value is None:  # a central critic's seat played alone (see StructuredActorCritic.heads)
-            return Categorical(logits=logits), None
-        return Categorical(logits=logits), value + self.ledger_value(ledger).squeeze(-1)
+            return dist, None
+        return dist, value + self.ledger_value(ledger).squeeze(-1)

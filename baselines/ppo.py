@@ -35,7 +35,6 @@ from baselines.networks import build_model
 from baselines.packing import learner_segments
 from baselines.ppo_update import (
     LOSS_PARTS,
-    advantage_moments,
     gae,
     packed_minibatch,
     ppo_loss,
@@ -125,7 +124,9 @@ class PPOTrainer:
             state_dim,
             self.n,
         ).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True
+        )  # one kernel a step, not one a tensor (issue #17; a checkpoint keeps its own choice)
         self.opponent = copy.deepcopy(self.model).requires_grad_(False)
         if self.replicas.rank:  # the same network, other draws
             torch.manual_seed(self.seed)
@@ -434,16 +435,20 @@ class PPOTrainer:
         tables_per_mb = self.num_envs // cfg.num_minibatches  # this process's share of a minibatch
         segments = learner_segments(buf["done"], buf["learn"]) if cfg.pack_learner_rows else None
         stats: dict[str, list[torch.Tensor]] = {k: [] for k in LOSS_PARTS}
-        for _ in range(cfg.update_epochs):
-            order = torch.randperm(self.num_envs, device=self.device)
-            for start in range(0, self.num_envs, tables_per_mb):
+        orders, moments = None, None
+        if self.replicas.world > 1:  # every epoch's order now: one collective for all the moments
+            orders = [torch.randperm(self.num_envs, device=self.device) for _ in range(cfg.update_epochs)]
+            moments = self._minibatch_moments(buf, orders)
+        for epoch in range(cfg.update_epochs):
+            order = orders[epoch] if orders else torch.randperm(self.num_envs, device=self.device)
+            for index, start in enumerate(range(0, self.num_envs, tables_per_mb)):
                 tables = order[start : start + tables_per_mb]
                 if segments is None:
                     mb = table_minibatch(buf, tables, self.n, cfg.central_critic)
                 else:
                     mb = packed_minibatch(buf, tables, segments, self.n, cfg.central_critic)
-                if self.replicas.world > 1:
-                    parts = self._shared_gradient(mb, ent_coef)
+                if moments is not None:
+                    parts = self._shared_gradient(mb, ent_coef, moments[epoch, index])
                     if parts is None:  # no learner row in any process's share
                         continue
                 else:
@@ -466,19 +471,31 @@ class PPOTrainer:
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
 
-    def _shared_gradient(self, mb: dict[str, Any] | None, ent_coef: float) -> dict[str, torch.Tensor] | None:
+    def _minibatch_moments(self, buf: dict[str, torch.Tensor], orders: list[torch.Tensor]) -> torch.Tensor:
+        """``[epochs, minibatches, 3]``: each minibatch's advantage moments (``advantage_moments``: the
+        learner rows of its tables) summed over the processes' shares, in one collective."""
+        steps, n = self.cfg.num_steps, self.n
+        learn = buf["learn"].view(steps, self.num_envs, n).float()
+        adv = buf["adv"].view(steps, self.num_envs, n)
+        per_table = torch.stack(
+            [learn.sum((0, 2)), (learn * adv).sum((0, 2)), (learn * adv * adv).sum((0, 2))], dim=1
+        )
+        tables = torch.stack(orders).view(len(orders), self.cfg.num_minibatches, -1)
+        return self.replicas.sum(per_table[tables].sum(2))
+
+    def _shared_gradient(
+        self, mb: dict[str, Any] | None, ent_coef: float, moments: torch.Tensor
+    ) -> dict[str, torch.Tensor] | None:
         """The minibatch's gradient over every process's share (``mb``: this process's, None if it has
-        no learner row): rows weighted by the global count and advantage moments, gradients summed, so
-        the step is the one a single process holding every share would take. The loss's parts come
-        back summed too (None when no process has a row: every process skips the step)."""
-        device = self.device
-        mine = advantage_moments(mb) if mb is not None else torch.zeros(3, device=device)
-        moments = self.replicas.sum(mine)
+        no learner row; ``moments``: the whole minibatch's): rows weighted by the global count and
+        advantage moments, gradients summed, so the step is the one a single process holding every
+        share would take. The loss's parts come back summed too (None when no process has a row:
+        every process skips the step)."""
         if float(moments[0]) == 0:
             return None
         self.optimizer.zero_grad()
         if mb is None:
-            parts = torch.zeros(len(LOSS_PARTS), device=device)
+            parts = torch.zeros(len(LOSS_PARTS), device=self.device)
         else:
             loss, named = ppo_loss(self.model, mb, self.cfg, ent_coef, moments)
             loss.backward()
