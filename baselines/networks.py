@@ -52,19 +52,21 @@ def _layer(inp: int, out: int, gain: float = 2**0.5) -> nn.Linear:
 
 
 def recur(
-    gru: nn.GRU, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor
+    gru: nn.GRU, x: torch.Tensor, done: torch.Tensor, h0: torch.Tensor, compiled: bool | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A GRU over ``[T, N, features]`` ticks, its memory cleared where an episode starts
     (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory.
 
     The equations of ``nn.GRU`` (one layer, its own weights), written out so that the input half of
-    every gate is one matrix product over all ticks and only ``h @ W_hh`` stays in the loop; ticks are
-    walked with ``unbind`` (indexing ``x[t]`` made backward zero-fill and add the whole ``[T, N, H]``
-    gradient once per tick).
+    every gate is one matrix product over all ticks and only ``h @ W_hh`` stays in the loop. On the
+    CPU (``compiled`` None or True) the ticks run in compiled loops (``gru_kernel.py``: a tick's ~40
+    tensor operations cost more in dispatch than in arithmetic); elsewhere, or with ``compiled=False``,
+    in torch, ticks walked with ``unbind`` (indexing ``x[t]`` made backward zero-fill and add the whole
+    ``[T, N, H]`` gradient once per tick).
     """
     steps, batch = x.shape[:2]
     gates_x = nn.functional.linear(x.reshape(steps * batch, -1), gru.weight_ih_l0, gru.bias_ih_l0)
-    if x.device.type == "cpu" and steps > 1:  # the update: the ticks in compiled loops (gru_kernel.py)
+    if compiled if compiled is not None else x.device.type == "cpu":
         keep = (~done).to(x.dtype)
         args = (gates_x.view(steps, batch, -1), keep, h0[0], gru.weight_hh_l0, gru.bias_hh_l0)
         out, last = CompiledGRU.apply(*args)

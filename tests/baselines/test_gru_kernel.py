@@ -1,6 +1,6 @@
 """The compiled GRU recurrence (``baselines/gru_kernel.py``, issue #17) is the GRU: its gradients pass
 ``gradcheck`` in float64 (resets, first and last memory included), and it gives ``networks.recur``'s
-torch loop (which runs one tick at a time) the same outputs and gradients."""
+torch loop (the GPU's) the same outputs and gradients; ``MaskedCategorical`` is the masked softmax."""
 
 from __future__ import annotations
 
@@ -32,27 +32,27 @@ def test_compiled_gru_gradient_of_the_last_memory_alone():
     assert torch.autograd.gradcheck(lambda *a: CompiledGRU.apply(*a)[1], (gx, keep, h0, w_hh, b_hh))
 
 
-def test_recur_compiled_over_many_ticks_equals_its_torch_loop_tick_by_tick():
-    """``recur`` takes the compiled loops for T > 1 on the CPU, its torch loop for one tick: run the
-    same sequence both ways (one tick at a time, the memory carried) and compare."""
+def test_recur_compiled_equals_its_torch_loop_outputs_and_gradients():
+    """``recur`` runs the compiled loops on the CPU, its torch loop on a GPU (``compiled=False`` here):
+    the same outputs, last memory and gradients, resets included, many ticks and one."""
     torch.manual_seed(3)
     gru = torch.nn.GRU(10, 6)
-    x = torch.randn(12, 4, 10, requires_grad=True)
-    done = torch.rand(12, 4) < 0.2
-    h0 = torch.randn(1, 4, 6, requires_grad=True)
-    out, last = recur(gru, x, done, h0)
-    h, outs = h0, []
-    for t in range(12):
-        step, h = recur(gru, x[t : t + 1], done[t : t + 1], h)
-        outs.append(step[0])
-    torch.testing.assert_close(out, torch.stack(outs), rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(last, h, rtol=1e-5, atol=1e-6)
-    weights = torch.randn_like(out)
-    wanted = [x, h0, *gru.parameters()]
-    compiled = torch.autograd.grad((out * weights).sum() + last.sum(), wanted)
-    looped = torch.autograd.grad((torch.stack(outs) * weights).sum() + h.sum(), wanted)
-    for a, b in zip(compiled, looped, strict=True):
-        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    for steps in (12, 1):
+        x = torch.randn(steps, 4, 10, requires_grad=True)
+        done = torch.rand(steps, 4) < 0.2
+        h0 = torch.randn(1, 4, 6, requires_grad=True)
+        wanted = [x, h0, *gru.parameters()]
+        runs = []
+        for compiled in (True, False):
+            out, last = recur(gru, x, done, h0, compiled=compiled)
+            weights = torch.randn(out.shape, generator=torch.Generator().manual_seed(steps))
+            loss = (out * weights).sum() + last.sum()
+            runs.append((out, last, torch.autograd.grad(loss, wanted)))
+        (out_c, last_c, grads_c), (out_t, last_t, grads_t) = runs
+        torch.testing.assert_close(out_c, out_t, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(last_c, last_t, rtol=1e-5, atol=1e-6)
+        for a, b in zip(grads_c, grads_t, strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
 
 
 def test_masked_categorical_is_the_masked_softmax_without_exp_of_the_illegal_logits():
