@@ -438,7 +438,7 @@ class PPOTrainer:
         orders, moments = None, None
         if self.replicas.world > 1:  # every epoch's order now: one collective for all the moments
             orders = [torch.randperm(self.num_envs, device=self.device) for _ in range(cfg.update_epochs)]
-            moments = self._minibatch_moments(buf, orders)
+            moments = self._minibatch_moments(self._table_moments(buf), orders)
         for epoch in range(cfg.update_epochs):
             order = orders[epoch] if orders else torch.randperm(self.num_envs, device=self.device)
             for index, start in enumerate(range(0, self.num_envs, tables_per_mb)):
@@ -471,17 +471,18 @@ class PPOTrainer:
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
 
-    def _minibatch_moments(self, buf: dict[str, torch.Tensor], orders: list[torch.Tensor]) -> torch.Tensor:
-        """``[epochs, minibatches, 3]``: each minibatch's advantage moments (``advantage_moments``: the
-        learner rows of its tables) summed over the processes' shares, in one collective."""
+    def _table_moments(self, buf: dict[str, torch.Tensor]) -> torch.Tensor:
+        """``[tables, 3]``: each table's ``[learner rows, Σ adv, Σ adv²]`` over the rollout."""
         steps, n = self.cfg.num_steps, self.n
         learn = buf["learn"].view(steps, self.num_envs, n).float()
         adv = buf["adv"].view(steps, self.num_envs, n)
-        per_table = torch.stack(
-            [learn.sum((0, 2)), (learn * adv).sum((0, 2)), (learn * adv * adv).sum((0, 2))], dim=1
-        )
+        return torch.stack([learn.sum((0, 2)), (learn * adv).sum((0, 2)), (learn * adv * adv).sum((0, 2))], 1)
+
+    def _minibatch_moments(self, per_table: torch.Tensor, orders: list[torch.Tensor]) -> torch.Tensor:
+        """``[epochs, minibatches, 3]``: each minibatch's advantage moments (``advantage_moments``: the
+        learner rows of its tables) summed over the processes' shares, in one collective."""
         tables = torch.stack(orders).view(len(orders), self.cfg.num_minibatches, -1)
-        return self.replicas.sum(per_table[tables].sum(2))
+        return self.replicas.sum(per_table[tables].to(self.device).sum(2))
 
     def _shared_gradient(
         self, mb: dict[str, Any] | None, ent_coef: float, moments: torch.Tensor
@@ -665,7 +666,10 @@ class PPOTrainer:
                     self.save(self.run_dir / "latest.pt", committed)
                 if stop:
                     if main:
-                        print(f"\nCtrl-C: stopped after update {self.update}", file=sys.stderr)
+                        print(
+                            f"\ninterrupted: every process stopped after update {self.update}",
+                            file=sys.stderr,
+                        )
                     break
         except KeyboardInterrupt:
             # a second Ctrl-C (or a signal sent to both ``timeout`` and its child) must not cut the

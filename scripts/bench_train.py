@@ -1,20 +1,25 @@
 """Agent-steps per second of the PPO trainer, and where its time goes (issue #17's yardstick).
 
 Runs a training config for a few updates (after warm-up updates that compile the numba kernels) and
-reports, from one process:
+reports:
 
 * ``trainer_agent_steps_per_s``: agent-steps per second of *process CPU time* (the honest figure on
   a shared machine: other processes' load does not count against it) and ``..._wall`` per wall second;
+  with ``processes=N`` (data-parallel training, ``baselines/replicas.py``) the CPU time is every
+  trainer process's together and the wall clock is process 0's, so on N free cores the wall figure is
+  the one that grows;
 * ``engine_agent_steps_per_s``: the batched engine alone at the same batch (random legal actions,
   their sampling included), the ceiling the trainer could reach;
-* ``split``: the CPU-time share of each phase — rollout (policy forward, scripted bots, engine step,
-  the rest) and update (forward, backward, Adam, the rest: loss, gathers, packing).
+* ``split``: the CPU-time share of each phase (process 0's) — rollout (policy forward, scripted bots,
+  engine step, the rest) and update (forward, backward, Adam, the rest: loss, gathers, packing, and
+  with several processes the collectives).
 
 The phases are timed by wrapping the trainer's own methods (``model.act``, ``_bot_actions``,
 ``engine.step``, ``optimise``; ``model.unroll``/``model.heads``, ``Tensor.backward`` and
 ``optimizer.step`` inside ``optimise``), so the same script measures any version of the trainer.
 
     OMP_NUM_THREADS=1 python scripts/bench_train.py --config configs/ppo_4p.yaml --updates 3 --json out.json
+    OMP_NUM_THREADS=1 python scripts/bench_train.py --config configs/ppo_4p.yaml --updates 8 processes=2
     python scripts/bench_train.py --config configs/smoke.yaml --updates 5 num_envs=32
     python scripts/bench_train.py --at-agent-steps 9000000      # time the ppo_4p recipe's stage 3
 """
