@@ -120,8 +120,12 @@ def save_checkpoint(payload: dict[str, Any], path: str | Path) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:  # an interrupt too: never leave a half-written file behind
+    except BaseException as exc:  # an interrupt too: never leave a half-written file behind
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, RuntimeError) and isinstance(exc.__context__, KeyboardInterrupt):
+            # Ctrl-C inside torch.save: its zip writer's cleanup then fails ("unexpected pos") and
+            # hides the interrupt; the caller must still see the Ctrl-C it handles
+            raise KeyboardInterrupt from None
         raise
 
 

@@ -58,15 +58,16 @@ def recur(
     (``done[t]``: before tick t); returns the outputs ``[T, N, hidden]`` and the last memory.
 
     The equations of ``nn.GRU`` (one layer, its own weights), written out so that the input half of
-    every gate is one matrix product over all ticks and only ``h @ W_hh`` stays in the loop. On the
-    CPU (``compiled`` None or True) the ticks run in compiled loops (``gru_kernel.py``: a tick's ~40
-    tensor operations cost more in dispatch than in arithmetic); elsewhere, or with ``compiled=False``,
-    in torch, ticks walked with ``unbind`` (indexing ``x[t]`` made backward zero-fill and add the whole
+    every gate is one matrix product over all ticks and only ``h @ W_hh`` stays in the loop. Over many
+    ticks on the CPU (``compiled`` None) the ticks run in compiled loops (``gru_kernel.py``: a tick's
+    ~40 tensor operations cost more in dispatch than in arithmetic); one tick (the rollout's step: the
+    compiled call's own overhead, ~0.3 ms, is twice torch's ~0.15), a GPU, or ``compiled=False`` run
+    them in torch, walked with ``unbind`` (indexing ``x[t]`` made backward zero-fill and add the whole
     ``[T, N, H]`` gradient once per tick).
     """
     steps, batch = x.shape[:2]
     gates_x = nn.functional.linear(x.reshape(steps * batch, -1), gru.weight_ih_l0, gru.bias_ih_l0)
-    if compiled if compiled is not None else x.device.type == "cpu":
+    if compiled if compiled is not None else (x.device.type == "cpu" and steps > 1):
         keep = (~done).to(x.dtype)
         args = (gates_x.view(steps, batch, -1), keep, h0[0], gru.weight_hh_l0, gru.bias_hh_l0)
         out, last = CompiledGRU.apply(*args)

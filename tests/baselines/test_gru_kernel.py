@@ -33,8 +33,9 @@ def test_compiled_gru_gradient_of_the_last_memory_alone():
 
 
 def test_recur_compiled_equals_its_torch_loop_outputs_and_gradients():
-    """``recur`` runs the compiled loops on the CPU, its torch loop on a GPU (``compiled=False`` here):
-    the same outputs, last memory and gradients, resets included, many ticks and one."""
+    """``recur`` runs the compiled loops over many ticks on the CPU, its torch loop for one tick and on
+    a GPU: forced either way, the same outputs, last memory and gradients, resets included, many
+    ticks and one."""
     torch.manual_seed(3)
     gru = torch.nn.GRU(10, 6)
     for steps in (12, 1):

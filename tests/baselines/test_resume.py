@@ -195,3 +195,24 @@ def test_a_real_sigint_to_quatro_train_resumes_bit_for_bit(tmp_path):
     assert done >= 2
     resumed = resume_and_finish(run, tmp_path / "resumed", updates=done + 2)
     assert_same_training_state(straight_run(tmp_path / "straight", done + 2, **endless), resumed)
+
+
+def test_ctrl_c_inside_torch_save_reaches_the_trainer_as_ctrl_c(tmp_path, monkeypatch):
+    """Ctrl-C while torch.save writes: its zip writer's cleanup then raises a RuntimeError ("unexpected
+    pos") that hides the interrupt (seen once in fifty real SIGINTs); the save must still raise the
+    KeyboardInterrupt the trainer handles, leave no temporary file, and keep the previous file whole."""
+    path = tmp_path / "latest.pt"
+    checkpoint_io.save_checkpoint({"update": 1}, path)
+
+    def save_cut_short(payload, f):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 64 vs 0") from None
+
+    monkeypatch.setattr(checkpoint_io.torch, "save", save_cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint_io.save_checkpoint({"update": 2}, path)
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
+    assert checkpoint_io.safe_torch_load(path)["update"] == 1
