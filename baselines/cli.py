@@ -7,6 +7,6 @@ from quatro_env.common.extras import require
 
 def main(argv: list[str] | None = None) -> None:
     require("quatro-train", ["torch", "numba"])
-    from baselines.ppo import main as train
+    from baselines.train_cli import main as train
 
     train(argv)

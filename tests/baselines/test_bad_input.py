@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from baselines.checkpoint_io import TRAINER_FORMAT, UnsafeCheckpointError
 from baselines.config import TrainConfig, load_config, one_line_error, override_config
 from baselines.convert import main as convert_main
-from baselines.ppo import PPOTrainer, main
+from baselines.ppo import PPOTrainer
+from baselines.train_cli import main
 from baselines.trainer_state import load_trainer_checkpoint
 from tests.baselines.test_resume import tiny
 

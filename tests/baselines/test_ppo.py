@@ -10,7 +10,8 @@ import torch
 
 from baselines.config import TrainConfig, load_config, parse_overrides
 from baselines.policy import CHECKPOINT_DIR
-from baselines.ppo import PPOTrainer, main
+from baselines.ppo import PPOTrainer
+from baselines.train_cli import main
 from baselines.trainer_state import load_trainer_checkpoint
 from quatro_env.common.configs import shipped_configs
 from tests.baselines.helpers import assert_same_weights, interrupt_the_second_update, straight_and_resumed

@@ -21,8 +21,9 @@ import yaml
 
 from baselines.config import TrainConfig
 from baselines.packing import learner_segments
-from baselines.ppo import PPOTrainer, main
+from baselines.ppo import PPOTrainer
 from baselines.ppo_update import advantage_moments, packed_minibatch, ppo_loss
+from baselines.train_cli import main
 from baselines.trainer_state import load_trainer_checkpoint
 from tests.baselines.helpers import interrupt_a_cli_run
 from tests.baselines.test_resume import TINY

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from baselines.checkpoint_io import POLICY_FORMAT, TRAINER_FORMAT, UnsafeCheckpointError, load_checkpoint
 from baselines.convert import main as convert_main
 from baselines.policy import PPOPolicy, load_model, load_policy_file
-from baselines.ppo import main as train_main
+from baselines.train_cli import main as train_main
 from baselines.trainer_state import load_trainer_checkpoint
 from quatro_env.eval import as_policy
 from quatro_env.eval.cli import main as eval_main
