@@ -37,6 +37,7 @@ from baselines.ppo_update import (
     packed_minibatch,
     ppo_loss,
     table_minibatch,
+    table_moments,
 )
 from baselines.replicas import Replicas, rank_path
 from baselines.run_log import evaluate_policy, log_row, open_writer, policy_payload, progress_row
@@ -434,7 +435,7 @@ class PPOTrainer:
         orders, moments = None, None
         if self.replicas.world > 1:  # every epoch's order now: one collective for all the moments
             orders = [torch.randperm(self.num_envs, device=self.device) for _ in range(cfg.update_epochs)]
-            moments = self._minibatch_moments(self._table_moments(buf), orders)
+            moments = self._minibatch_moments(table_moments(buf, self.n), orders)
         for epoch in range(cfg.update_epochs):
             order = orders[epoch] if orders else torch.randperm(self.num_envs, device=self.device)
             for index, start in enumerate(range(0, self.num_envs, tables_per_mb)):
@@ -466,13 +467,6 @@ class PPOTrainer:
         out = {k: float(torch.stack(v).mean()) if v else 0.0 for k, v in stats.items()}  # one host sync
         out["ent_coef"], out["lr"] = ent_coef, self.optimizer.param_groups[0]["lr"]
         return out
-
-    def _table_moments(self, buf: dict[str, torch.Tensor]) -> torch.Tensor:
-        """``[tables, 3]``: each table's ``[learner rows, Σ adv, Σ adv²]`` over the rollout."""
-        steps, n = self.cfg.num_steps, self.n
-        learn = buf["learn"].view(steps, self.num_envs, n).float()
-        adv = buf["adv"].view(steps, self.num_envs, n)
-        return torch.stack([learn.sum((0, 2)), (learn * adv).sum((0, 2)), (learn * adv * adv).sum((0, 2))], 1)
 
     def _minibatch_moments(self, per_table: torch.Tensor, orders: list[torch.Tensor]) -> torch.Tensor:
         """``[epochs, minibatches, 3]``: each minibatch's advantage moments (``advantage_moments``: the

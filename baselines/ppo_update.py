@@ -94,11 +94,24 @@ def packed_minibatch(
     return mb
 
 
+def _moments(w: torch.Tensor, adv: torch.Tensor, dims: tuple[int, ...] | None = None) -> torch.Tensor:
+    """``[Σw, Σw·adv, Σw·adv²]`` over ``dims`` (all of them by default), as the last dimension."""
+    terms = (w, adv * w, adv * adv * w)
+    return torch.stack([t.sum() if dims is None else t.sum(dims) for t in terms], dim=-1)
+
+
 def advantage_moments(mb: dict[str, Any]) -> torch.Tensor:
     """``[Σw, Σw·adv, Σw·adv²]`` over a minibatch's weighted rows: summed over the trainer's processes,
     they normalise every process's share of a minibatch alike (``ppo_loss(..., moments)``)."""
-    w, adv = mb["w"], mb["adv"]
-    return torch.stack([w.sum(), (adv * w).sum(), (adv * adv * w).sum()])
+    return _moments(mb["w"], mb["adv"])
+
+
+def table_moments(buf: dict[str, torch.Tensor], n: int) -> torch.Tensor:
+    """``[tables, 3]``: :func:`advantage_moments` of each table's learner rows over the rollout, so a
+    minibatch's moments are a sum over its tables (known before any minibatch is built)."""
+    steps, slots = buf["learn"].shape
+    learn = buf["learn"].view(steps, slots // n, n).float()
+    return _moments(learn, buf["adv"].view(steps, slots // n, n), (0, 2))
 
 
 def ppo_loss(

@@ -62,7 +62,7 @@ class Replicas:
         self.sum(flat)
         offset = 0
         for p in params:
-            p.grad = flat[offset : offset + p.numel()].view_as(p).clone()
+            p.grad = flat[offset : offset + p.numel()].view_as(p)  # a view: flat is this call's own
             offset += p.numel()
         return flat[offset:].view_as(extra)
 

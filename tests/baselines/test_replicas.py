@@ -22,7 +22,7 @@ import yaml
 from baselines.config import TrainConfig
 from baselines.packing import learner_segments
 from baselines.ppo import PPOTrainer
-from baselines.ppo_update import advantage_moments, packed_minibatch, ppo_loss
+from baselines.ppo_update import advantage_moments, packed_minibatch, ppo_loss, table_moments
 from baselines.train_cli import main
 from baselines.trainer_state import load_trainer_checkpoint
 from tests.baselines.helpers import interrupt_a_cli_run
@@ -71,7 +71,7 @@ def test_shares_of_a_minibatch_add_up_to_its_gradient(tmp_path):
 def test_the_moments_summed_across_processes_are_each_minibatchs_own(tmp_path):
     trainer, buf, segments = _rollout_minibatch(tmp_path)
     orders = [torch.randperm(8), torch.randperm(8)]
-    moments = trainer._minibatch_moments(trainer._table_moments(buf), orders)  # one process: its own
+    moments = trainer._minibatch_moments(table_moments(buf, trainer.n), orders)  # one process: its own
     assert moments.shape == (2, trainer.cfg.num_minibatches, 3)
     for epoch, order in enumerate(orders):
         for index, tables in enumerate(order.split(8 // trainer.cfg.num_minibatches)):
