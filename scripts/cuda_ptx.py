@@ -37,8 +37,10 @@ def kernel_arguments(engine: BatchedQuatroEngine) -> dict[str, tuple]:
         "reset_rows": (rows, prm, K, S, V),
         "check_actions": (actions, masks, engine.num_actions, view(engine._illegal), actions),
         "tick_all": (actions, prm, K, S, V, R, engine._REC, W),
-        "encode": (rows, True, obs, prm, engine._offs, S, V, W),
-        "compute_masks": (rows, True, masks, legal, prm, K, S),
+        "encode_features": (rows, True, prm, engine._offs, S, V, W),
+        "spread_observations": (obs, rows, True, prm, W),
+        "legal_kinds": (rows, True, legal, prm, S),
+        "spread_masks": (masks, rows, True, legal, K),
         "sample": (u, legal, K, actions, W),
         "copy_rows_not": (rows, obs, obs.copy()),
     }

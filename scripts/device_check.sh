@@ -66,7 +66,7 @@ if [ "$part" = engine ]; then
     step engine_tests 330 python3 -m pytest -q -p no:cacheprovider -rs \
         tests/batched/test_cuda.py::test_cuda_kernels_match_reference_on_gpu \
         tests/batched/test_batched.py::test_cuda_matches_cpu_and_reference
-    step engine_bench 180 python3 scripts/bench.py --devices cuda --players 4 --batches 4096,65536,262144 \
+    step engine_bench 180 python3 scripts/bench.py --devices cuda --players 4 --batches 4096,65536,262144,1048576 \
         --seconds 3 --no-peers --json "$out/bench_cuda.json"
     step engine_launches 120 python3 scripts/gpu_launch_times.py --batches 4096,262144 --ticks 50 \
         --json "$out/launch_times.json"

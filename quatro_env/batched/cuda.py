@@ -3,8 +3,11 @@
 ``BatchedQuatroEngine(backend="cuda")`` runs these launches. The rules are not written again here:
 ``load_program`` executes the files of ``program/`` a second time, with their rules compiled as
 numba-cuda device functions and the loops of ``loops.py`` as kernels, one thread per table.
-A tick is five launches (check the actions, tick, reset the finished tables, observations, masks) and
-four more with ``keep_final`` (the final views); a sampling is one. The work space has one row per table.
+A tick is seven launches and a memset (check the actions, tick, reset the finished tables; the features,
+the observations, the legal kinds, the masks) and six more with ``keep_final`` (the final views); a sampling
+is one. The work space has one row per table. Observations and masks are written by the ``spread_*``
+loops, a thread per byte: the per-table copies of the CPU wrote bytes a row apart from neighbouring
+threads, which took 12 of a 262,144-table tick's 17 ms on an H200 (docs/batched.md).
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the same kernels run on the CPU, on numpy
 arrays, one Python thread per table: that is how CI proves this path without a GPU (slowly: use a
@@ -41,7 +44,12 @@ def available() -> bool:
 COMPILE_ORDER = ("draws", "round", "tick", "view", "loops")
 PACKAGE = "quatro_env.batched.program"
 #: the loops of ``program/loops.py``, each launched as a kernel
-LOOPS = ("reset_rows", "check_actions", "tick_all", "encode", "compute_masks", "sample", "copy_rows_not")
+LOOPS = (
+    *("reset_rows", "check_actions", "tick_all", "encode_features", "spread_observations", "legal_kinds"),
+    *("spread_masks", "sample", "copy_rows_not"),
+)
+#: loops over output bytes: a thread per byte (under the simulator, a Python thread per table)
+SPREADS = ("spread_observations", "spread_masks")
 
 
 def _first_table():  # a thread's own table ...
@@ -104,18 +112,20 @@ def kernels() -> SimpleNamespace:
     loops = load_program().loops
     stats = {"launches": 0}  # kernel launches so far (scripts/bench.py reports them per tick)
 
-    def launcher(kernel):
-        """A launch of one thread per table; every loop's first argument has a row per table."""
+    def launcher(name, kernel):
+        """A launch of one thread per table (every loop's first argument has a row per table) or, for a
+        spread, one per byte of its first argument."""
+        per_byte = name in SPREADS and not simulated()
 
         def launch(*args):
             stats["launches"] += 1
-            size = args[0].shape[0]
+            size = args[0].size if per_byte else args[0].shape[0]
             block = min(BLOCK, max(size, 1))
             kernel[(size + block - 1) // block, block](*args)
 
         return launch
 
-    return SimpleNamespace(**{name: launcher(getattr(loops, name)) for name in LOOPS}, stats=stats)
+    return SimpleNamespace(**{name: launcher(name, getattr(loops, name)) for name in LOOPS}, stats=stats)
 
 
 def kernel_sources() -> dict:

@@ -372,11 +372,16 @@ class BatchedQuatroEngine:
     # ================================================================== helpers
     def _encode(self, rows, all_rows: bool, observations: torch.Tensor, masks: torch.Tensor) -> None:
         """Observations and masks of the tables where ``rows`` (every table if ``all_rows``)."""
-        view, S = self._view, self._S
-        self._run.encode(rows, all_rows, view(observations), self._prm, self._offs, S, self._V, self._W)
-        self._run.compute_masks(
-            rows, all_rows, view(masks), view(self.kind_legal), self._prm, self._tables, S
-        )
+        view, S, run, prm = self._view, self._S, self._run, self._prm
+        if self.backend == "cuda":  # a thread per table, then a thread per output byte (coalesced)
+            self._work["encode"].zero_()
+            run.encode_features(rows, all_rows, prm, self._offs, S, self._V, self._W)
+            run.spread_observations(view(observations), rows, all_rows, prm, self._W)
+            run.legal_kinds(rows, all_rows, view(self.kind_legal), prm, S)
+            run.spread_masks(view(masks), rows, all_rows, view(self.kind_legal), self._tables)
+        else:
+            run.encode(rows, all_rows, view(observations), prm, self._offs, S, self._V, self._W)
+            run.compute_masks(rows, all_rows, view(masks), view(self.kind_legal), prm, self._tables, S)
 
     def _published_masks(self) -> torch.Tensor:
         self.mask_out.copy_(self.masks)

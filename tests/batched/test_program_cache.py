@@ -34,6 +34,10 @@ def test_every_loop_is_cached_under_the_digest_of_every_rule_file():
         "tick_all",
         "encode",
         "compute_masks",
+        "encode_features",
+        "spread_observations",
+        "legal_kinds",
+        "spread_masks",
         "sample",
         "copy_rows_not",
     ):

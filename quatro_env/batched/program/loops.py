@@ -2,6 +2,9 @@
 
 On the CPU (``target.py``) a loop walks every table, table after table, in work-space row 0; on a GPU
 (``cuda.py``) the same loop is a kernel whose threads each walk their own table in their own row.
+The two ``spread_*`` loops walk output bytes instead of tables, so that a GPU's neighbouring threads
+write neighbouring bytes (coalesced); the GPU encodes with them, the CPU with ``encode`` and
+``compute_masks`` (the same bytes: the CUDA tests compare them).
 """
 
 from __future__ import annotations
@@ -9,7 +12,14 @@ from __future__ import annotations
 from quatro_env.batched.program.round import reset_table
 from quatro_env.batched.program.target import first_table, loop, table_step, work_row
 from quatro_env.batched.program.tick import check_table, tick_table
-from quatro_env.batched.program.view import encode_table, masks_table, sample_table
+from quatro_env.batched.program.view import (
+    encode_table,
+    features_table,
+    kinds_table,
+    masks_table,
+    observation_source,
+    sample_table,
+)
 
 
 @loop
@@ -40,6 +50,47 @@ def encode(rows, all_rows, obs, prm, offs, S, V, W):
     for b in range(first_table(), rows.shape[0], table_step()):
         if all_rows or rows[b]:
             encode_table(b, obs, prm, offs, S, V, W, work_row(b))
+
+
+@loop
+def encode_features(rows, all_rows, prm, offs, S, V, W):
+    """The absolute features of the tables where ``rows`` into their work-space rows (a row per table,
+    zeroed by the caller), for ``spread_observations``: a GPU's encode, first half."""
+    for b in range(first_table(), rows.shape[0], table_step()):
+        if all_rows or rows[b]:
+            features_table(b, prm, offs, S, V, W.encode[b])
+
+
+@loop
+def spread_observations(obs, rows, all_rows, prm, W):
+    """Every observer's row out of its table's feature row, a byte per step (a work-space row per table)."""
+    per_table, D = obs.shape[1] * obs.shape[2], obs.shape[2]
+    for e in range(first_table(), obs.shape[0] * per_table, table_step()):
+        b = e // per_table
+        if all_rows or rows[b]:
+            i = (e - b * per_table) // D
+            k = e - b * per_table - i * D
+            obs[b, i, k] = W.encode[b, observation_source(prm, i, k)]
+
+
+@loop
+def legal_kinds(rows, all_rows, kind_legal, prm, S):
+    """Each seat's legal action kinds on the tables where ``rows``: a GPU's masks, first half."""
+    for b in range(first_table(), rows.shape[0], table_step()):
+        if all_rows or rows[b]:
+            kinds_table(b, kind_legal, prm, S)
+
+
+@loop
+def spread_masks(masks, rows, all_rows, kind_legal, K):
+    """Every mask byte out of its seat's legal kinds, a byte per step (an action is legal iff its kind is)."""
+    per_table, A = masks.shape[1] * masks.shape[2], masks.shape[2]
+    for e in range(first_table(), masks.shape[0] * per_table, table_step()):
+        b = e // per_table
+        if all_rows or rows[b]:
+            s = (e - b * per_table) // A
+            j = e - b * per_table - s * A
+            masks[b, s, j] = kind_legal[b, s, K.kind_of[j]]
 
 
 @loop

@@ -25,26 +25,67 @@ def _hot(w, at, x):
 
 @rule
 def encode_table(b, obs, prm, offs, S, V, W, slot):
-    """Every seat's egocentric observation, exactly as ``ObservationEncoder.encode``.
+    """Every seat's egocentric observation, exactly as ``ObservationEncoder.encode`` (the CPU's way).
 
     Like the reference encoder, the table's absolute features are written into a small scratch
-    row (private blocks, table block, team and seat blocks, the last two twice in a row); every
-    observer's row is then four contiguous copies out of it (its private block, the table block,
-    the team and seat blocks starting at its own).
+    row (``features_table``); every observer's row is then four contiguous copies out of it (its
+    private block, the table block, the team and seat blocks starting at its own), which is what
+    ``observation_source`` says byte by byte for the GPU.
     """
+    n, T, P, TB, SB, T0, S0 = prm.n, prm.T, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
+    TM = n * P + prm.G
+    ST = TM + 2 * T * TB
+    w = W.encode[slot]
+    _zero(w, 0, TM + T * TB)
+    _zero(w, ST, ST + n * SB)  # a flag is written only where it is set (stored unconditionally: 45 % slower)
+    features_table(b, prm, offs, S, V, w)
+    # ---- every observer's row: own private block, the table, teams and seats from its own
+    # (copies between views indexed from 0, which LLVM vectorises)
+    tb, sb = T * TB, n * SB
+    _copy(w[TM + tb : TM + 2 * tb], w[TM : TM + tb])
+    _copy(w[ST + sb : ST + 2 * sb], w[ST : ST + sb])
+    ob = obs[b]
+    for i in range(n):
+        row = ob[i]
+        _copy(row[:P], w[i * P : (i + 1) * P])
+        _copy(row[P:T0], w[n * P : TM])
+        src = TM + (i % T) * TB
+        _copy(row[T0:S0], w[src : src + tb])
+        src = ST + i * SB
+        _copy(row[S0:], w[src : src + sb])
+
+
+@rule
+def observation_source(prm, i, k):
+    """Where byte ``k`` of observer ``i``'s row lies in the table's feature row: the copies of
+    ``encode_table``, one byte at a time (the GPU's spreading kernel; the repeated team and seat
+    blocks are not needed, the index wraps around instead)."""
+    n, T, P, TB, SB, T0, S0 = prm.n, prm.T, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
+    TM = n * P + prm.G
+    if k < P:
+        return i * P + k
+    if k < T0:
+        return n * P + k - P
+    if k < S0:
+        x, tb = (i % T) * TB + k - T0, T * TB
+        return TM + (x if x < tb else x - tb)
+    x, sb = i * SB + k - S0, n * SB
+    return TM + 2 * T * TB + (x if x < sb else x - sb)
+
+
+@rule
+def features_table(b, prm, offs, S, V, w):
+    """The table's absolute features into ``w`` (zeroed by the caller): private blocks, table block,
+    team blocks, room for them again, seat blocks, room for them again (observer 0's order)."""
     n, T, v = prm.n, prm.T, prm.v
-    P, G, TB, SB, T0, S0 = prm.P, prm.G, prm.TB, prm.SB, prm.T0, prm.S0
+    P, G, TB, SB = prm.P, prm.G, prm.TB, prm.SB
     TAB = n * P  # scratch layout: private blocks, table, teams twice, seats twice
     TM = TAB + G
     ST = TM + 2 * T * TB
-    w = W.encode[slot]
-    ob = obs[b]
     now = np.int64(S.tick[b])
     ph = S.phase[b]
     play = ph == C.PLAY
     revealed = ph in (C.PAUSE, C.OVER)
-    _zero(w, 0, TM + T * TB)
-    _zero(w, ST, ST + n * SB)  # a flag is written only where it is set (stored unconditionally: 45 % slower)
     # ---- private blocks (Q26)
     for s in range(n):
         PV = s * P
@@ -141,19 +182,6 @@ def encode_table(b, obs, prm, offs, S, V, W, slot):
         if revealed:
             for j in range(4):
                 _hot(w, o + offs.revealed_hand + j * v, S.hands[b, s, j] >> 2)
-    # ---- every observer's row: own private block, the table, teams and seats from its own
-    # (copies between views indexed from 0, which LLVM vectorises)
-    tb, sb = T * TB, n * SB
-    _copy(w[TM + tb : TM + 2 * tb], w[TM : TM + tb])
-    _copy(w[ST + sb : ST + 2 * sb], w[ST : ST + sb])
-    for i in range(n):
-        row = ob[i]
-        _copy(row[:P], w[i * P : (i + 1) * P])
-        _copy(row[P:T0], w[TAB:TM])
-        src = TM + (i % T) * TB
-        _copy(row[T0:S0], w[src : src + tb])
-        src = ST + i * SB
-        _copy(row[S0:], w[src : src + sb])
 
 
 @rule
@@ -172,8 +200,25 @@ def _zero(dst, start, stop):
 # ============================================================================ masks and sampling
 @rule
 def masks_table(b, masks, kind_legal, prm, K, S):
-    """Exact legality per action kind (Q9), expanded to actions through the kind-pattern table."""
-    n, T, A = prm.n, prm.T, prm.A
+    """Exact legality per action kind (Q9), expanded to actions through the kind-pattern table (the
+    CPU's way; a GPU spreads ``kind_legal`` a byte per thread, ``loops.spread_masks``)."""
+    kinds_table(b, kind_legal, prm, S)
+    for s in range(prm.n):
+        kl = kind_legal[b, s]
+        code = 0
+        for k in range(C.NUM_KINDS):
+            if kl[k]:
+                code |= 1 << k
+        row = masks[b, s]
+        src = K.lut[code]
+        for j in range(prm.A):
+            row[j] = src[j]
+
+
+@rule
+def kinds_table(b, kind_legal, prm, S):
+    """Which action kinds each seat may play this tick (Q9): an action is legal iff its kind is."""
+    n, T = prm.n, prm.T
     ph = S.phase[b]
     now = S.tick[b]
     play, sign, pause = ph == C.PLAY, ph == C.SIGN, ph == C.PAUSE
@@ -197,14 +242,6 @@ def masks_table(b, masks, kind_legal, prm, K, S):
         kl[C.K_YES] = vote
         kl[C.K_NO] = vote
         kl[C.K_START] = s == C.HOST_SEAT and pause and not S.start_requested[b] and conn
-        code = 0
-        for k in range(C.NUM_KINDS):
-            if kl[k]:
-                code |= 1 << k
-        row = masks[b, s]
-        src = K.lut[code]
-        for j in range(A):
-            row[j] = src[j]
 
 
 @rule
