@@ -6,8 +6,9 @@ numba-cuda device functions and the loops of ``loops.py`` as kernels, one thread
 A tick is seven launches and a memset (check the actions, tick, reset the finished tables; the features,
 the observations, the legal kinds, the masks) and six more with ``keep_final`` (the final views); a sampling
 is one. The work space has one row per table. Observations and masks are written by the ``spread_*``
-loops, a thread per byte: the per-table copies of the CPU wrote bytes a row apart from neighbouring
-threads, which took 12 of a 262,144-table tick's 17 ms on an H200 (docs/batched.md).
+loops, a warp per row whose lanes write neighbouring bytes: the per-table copies of the CPU wrote bytes
+a row apart from neighbouring threads, which took 12 of a 262,144-table tick's 17 ms on an H200
+(docs/batched.md).
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the same kernels run on the CPU, on numpy
 arrays, one Python thread per table: that is how CI proves this path without a GPU (slowly: use a
@@ -48,8 +49,9 @@ LOOPS = (
     *("reset_rows", "check_actions", "tick_all", "encode_features", "spread_observations", "legal_kinds"),
     *("spread_masks", "sample", "copy_rows_not"),
 )
-#: loops over output bytes: a thread per byte (under the simulator, a Python thread per table)
+#: loops over rows of output, a warp per row (under the simulator, one warp strides over every row)
 SPREADS = ("spread_observations", "spread_masks")
+WARP = 32
 
 
 def _first_table():  # a thread's own table ...
@@ -62,6 +64,22 @@ def _table_step():  # ... and the next one after the whole grid (a grid-stride l
 
 def _work_row(b):  # a thread has a row of work space of its own
     return b
+
+
+def _first_group():  # the spreads: a warp per row, its lanes on neighbouring bytes
+    return cuda.grid(1) // WARP
+
+
+def _group_step():
+    return cuda.gridsize(1) // WARP
+
+
+def _lane():
+    return cuda.grid(1) % WARP
+
+
+def _lanes():
+    return WARP
 
 
 def require_compatible_numpy() -> None:
@@ -87,6 +105,8 @@ def load_program() -> SimpleNamespace:
     target.loop = cuda.jit
     target.first_table, target.table_step = device(_first_table), device(_table_step)
     target.work_row = device(_work_row)
+    target.first_group, target.group_step = device(_first_group), device(_group_step)
+    target.lane, target.lanes = device(_lane), device(_lanes)
     names = (target.__name__, *(f"{PACKAGE}.{stem}" for stem in COMPILE_ORDER))
     saved = {name: sys.modules.get(name) for name in names}
     built = {}
@@ -114,12 +134,14 @@ def kernels() -> SimpleNamespace:
 
     def launcher(name, kernel):
         """A launch of one thread per table (every loop's first argument has a row per table) or, for a
-        spread, one per byte of its first argument."""
-        per_byte = name in SPREADS and not simulated()
+        spread, a warp per row of its first argument (``[tables, rows, bytes]``)."""
+        spread = name in SPREADS
 
         def launch(*args):
             stats["launches"] += 1
-            size = args[0].size if per_byte else args[0].shape[0]
+            size = args[0].shape[0]
+            if spread:
+                size = WARP if simulated() else size * args[0].shape[1] * WARP
             block = min(BLOCK, max(size, 1))
             kernel[(size + block - 1) // block, block](*args)
 

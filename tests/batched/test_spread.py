@@ -1,6 +1,6 @@
-"""The GPU's way to write observations and masks (a table's features, then a byte per thread), run as CPU
-loops and compared with the CPU's way (per-table copies) on the same tables: the byte mapping is proven
-here in a second, the CUDA simulator test then proves the kernels themselves."""
+"""The GPU's way to write observations and masks (a table's features, then a warp per output row), run
+as CPU loops and compared with the CPU's way (per-table copies) on the same tables: the byte mapping is
+proven here in a second, the CUDA simulator test then proves the kernels themselves."""
 
 from __future__ import annotations
 

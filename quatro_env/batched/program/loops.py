@@ -2,23 +2,32 @@
 
 On the CPU (``target.py``) a loop walks every table, table after table, in work-space row 0; on a GPU
 (``cuda.py``) the same loop is a kernel whose threads each walk their own table in their own row.
-The two ``spread_*`` loops walk output bytes instead of tables, so that a GPU's neighbouring threads
-write neighbouring bytes (coalesced); the GPU encodes with them, the CPU with ``encode`` and
-``compute_masks`` (the same bytes: the CUDA tests compare them).
+The two ``spread_*`` loops walk rows of output with a group of threads each (a warp on a GPU), so
+that neighbouring threads write neighbouring bytes (coalesced); the GPU encodes with them, the CPU
+with ``encode`` and ``compute_masks`` (the same bytes: the CUDA tests compare them).
 """
 
 from __future__ import annotations
 
 from quatro_env.batched.program.round import reset_table
-from quatro_env.batched.program.target import first_table, loop, table_step, work_row
+from quatro_env.batched.program.target import (
+    first_group,
+    first_table,
+    group_step,
+    lane,
+    lanes,
+    loop,
+    table_step,
+    work_row,
+)
 from quatro_env.batched.program.tick import check_table, tick_table
 from quatro_env.batched.program.view import (
     encode_table,
     features_table,
     kinds_table,
     masks_table,
-    observation_source,
     sample_table,
+    spread_row,
 )
 
 
@@ -63,14 +72,13 @@ def encode_features(rows, all_rows, prm, offs, S, V, W):
 
 @loop
 def spread_observations(obs, rows, all_rows, prm, W):
-    """Every observer's row out of its table's feature row, a byte per step (a work-space row per table)."""
-    per_table, D = obs.shape[1] * obs.shape[2], obs.shape[2]
-    for e in range(first_table(), obs.shape[0] * per_table, table_step()):
-        b = e // per_table
+    """Every observer's row out of its table's feature row (a work-space row per table): a row per
+    group of threads, whose lanes write neighbouring bytes (a warp on a GPU)."""
+    n = obs.shape[1]
+    for r in range(first_group(), obs.shape[0] * n, group_step()):
+        b = r // n
         if all_rows or rows[b]:
-            i = (e - b * per_table) // D
-            k = e - b * per_table - i * D
-            obs[b, i, k] = W.encode[b, observation_source(prm, i, k)]
+            spread_row(obs[b, r - b * n], W.encode[b], prm, r - b * n, lane(), lanes())
 
 
 @loop
@@ -83,14 +91,15 @@ def legal_kinds(rows, all_rows, kind_legal, prm, S):
 
 @loop
 def spread_masks(masks, rows, all_rows, kind_legal, K):
-    """Every mask byte out of its seat's legal kinds, a byte per step (an action is legal iff its kind is)."""
-    per_table, A = masks.shape[1] * masks.shape[2], masks.shape[2]
-    for e in range(first_table(), masks.shape[0] * per_table, table_step()):
-        b = e // per_table
+    """Every seat's mask out of its legal kinds (an action is legal iff its kind is), a row per group of
+    threads as in ``spread_observations``."""
+    n = masks.shape[1]
+    for r in range(first_group(), masks.shape[0] * n, group_step()):
+        b = r // n
         if all_rows or rows[b]:
-            s = (e - b * per_table) // A
-            j = e - b * per_table - s * A
-            masks[b, s, j] = kind_legal[b, s, K.kind_of[j]]
+            row, legal = masks[b, r - b * n], kind_legal[b, r - b * n]
+            for j in range(lane(), row.shape[0], lanes()):
+                row[j] = legal[K.kind_of[j]]
 
 
 @loop

@@ -48,3 +48,23 @@ def table_step():
 @rule
 def work_row(b):
     return 0
+
+
+@rule
+def first_group():  # the spreads' rows: a row per group of threads (one group on the CPU, a warp on a GPU)
+    return 0
+
+
+@rule
+def group_step():
+    return 1
+
+
+@rule
+def lane():  # a thread's place in its group
+    return 0
+
+
+@rule
+def lanes():
+    return 1

@@ -30,7 +30,7 @@ def encode_table(b, obs, prm, offs, S, V, W, slot):
     Like the reference encoder, the table's absolute features are written into a small scratch
     row (``features_table``); every observer's row is then four contiguous copies out of it (its
     private block, the table block, the team and seat blocks starting at its own), which is what
-    ``observation_source`` says byte by byte for the GPU.
+    ``spread_row`` writes byte by byte on a GPU.
     """
     n, T, P, TB, SB, T0, S0 = prm.n, prm.T, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
     TM = n * P + prm.G
@@ -56,21 +56,27 @@ def encode_table(b, obs, prm, offs, S, V, W, slot):
 
 
 @rule
-def observation_source(prm, i, k):
-    """Where byte ``k`` of observer ``i``'s row lies in the table's feature row: the copies of
-    ``encode_table``, one byte at a time (the GPU's spreading kernel; the repeated team and seat
-    blocks are not needed, the index wraps around instead)."""
+def spread_row(row, w, prm, i, first, step):
+    """Observer ``i``'s row out of its table's feature row ``w``, bytes ``first, first + step, ...``
+    (on a GPU a warp's lanes, writing neighbouring bytes): the copies of ``encode_table``, with the
+    team and seat blocks wrapping around instead of repeated."""
     n, T, P, TB, SB, T0, S0 = prm.n, prm.T, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
     TM = n * P + prm.G
-    if k < P:
-        return i * P + k
-    if k < T0:
-        return n * P + k - P
-    if k < S0:
-        x, tb = (i % T) * TB + k - T0, T * TB
-        return TM + (x if x < tb else x - tb)
-    x, sb = i * SB + k - S0, n * SB
-    return TM + 2 * T * TB + (x if x < sb else x - sb)
+    ST = TM + 2 * T * TB
+    tb, sb = T * TB, n * SB
+    team0, seat0 = (i % T) * TB - T0, i * SB - S0  # block offsets of byte 0 of each part
+    for k in range(first, row.shape[0], step):
+        if k < P:
+            src = i * P + k
+        elif k < T0:
+            src = n * P - P + k
+        elif k < S0:
+            x = team0 + k
+            src = TM + (x if x < tb else x - tb)
+        else:
+            x = seat0 + k
+            src = ST + (x if x < sb else x - sb)
+        row[k] = w[src]
 
 
 @rule
@@ -201,7 +207,7 @@ def _zero(dst, start, stop):
 @rule
 def masks_table(b, masks, kind_legal, prm, K, S):
     """Exact legality per action kind (Q9), expanded to actions through the kind-pattern table (the
-    CPU's way; a GPU spreads ``kind_legal`` a byte per thread, ``loops.spread_masks``)."""
+    CPU's way; a GPU spreads ``kind_legal`` a warp per row, ``loops.spread_masks``)."""
     kinds_table(b, kind_legal, prm, S)
     for s in range(prm.n):
         kl = kind_legal[b, s]
