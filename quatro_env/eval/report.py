@@ -184,7 +184,7 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     counter), time-matched AUCs with their bootstrap intervals, the gap, the plain and clock AUCs,
     the view and epochs each decoder was chosen with (``—`` for rows measured before the choice),
     and the best response's win rate where one was trained. A † marks a decoder row measured before
-    Eve read the public collection count (``secrecy.ledger_features``): its Eve is a lower bound."""
+    Eve read the card counts (``secrecy.card_count_features``): its Eve is a lower bound."""
     exploit = exploit or {}
     lines = [
         "| policy | win vs counter [95% CI] | Eve tm-AUC [CI] | Bob tm-AUC [CI] | gap Bob − Eve [CI] "
@@ -196,8 +196,8 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
         s = r["secrecy"]
         e = exploit.get(r["policy"])
         br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}"
-        before_ledger = s.get("eve_tm_auc") is not None and not s.get("eve_ledger")
-        name = f"{r['policy']} †" if before_ledger else r["policy"]
+        before = s.get("eve_tm_auc") is not None and not s.get("eve_card_count")
+        name = f"{r['policy']} †" if before else r["policy"]
         lines.append(
             f"| {name} | {_ci(r['win_rate_vs_counter'], r['win_ci95'])} "
             f"| {_f(s['eve_tm_auc'])} {_interval(s.get('eve_tm_ci95'))} "

@@ -68,14 +68,16 @@ class DecoderData:
 
     keyed: list[np.ndarray]  # [ticks, seats] uint8: seat r's last pulse (Eve's view) is the sign
     ledger: list[np.ndarray]  # [ticks, seats * 5] uint8: public collections (:func:`ledger_features`)
+    counted: list[np.ndarray]  # [ticks, (seats - 1) * 5] uint8: card counts (:func:`card_count_features`)
 
     @property
     def num_players(self) -> int:
         return self.keyed[0].shape[1]  # one key column per seat
 
     def eve_input(self, k: int) -> np.ndarray:
-        """What Eve's decoder reads of sequence ``k``: the opponent's observation and its ledger."""
-        return np.concatenate([self.eve[k], self.ledger[k]], axis=1)
+        """What Eve's decoder reads of sequence ``k``: the opponent's observation, its ledger and its
+        card counts."""
+        return np.concatenate([self.eve[k], self.ledger[k], self.counted[k]], axis=1)
 
     def bob(self, k: int) -> np.ndarray:
         return np.concatenate([self.eve_input(k), self.extra[k], self.keyed[k]], axis=1)
@@ -85,19 +87,10 @@ class DecoderData:
 LEDGER_CLIP = 4
 
 
-def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks, seats * (LEDGER_CLIP + 1)] one-hot: for each seat of Eve's egocentric view, the most
-    copies of one card value it has taken and kept in public (taken less placed, 0 to
-    :data:`LEDGER_CLIP`) since the round (or a reshuffle, Q20) began, as Eve has seen them tick by
-    tick (Q12: every exchange's cards are public).
-
-    Why: a holder has taken at least two copies of its value in public (Q5 deals no triple). That
-    count alone reads ``cover`` at a time-matched AUC of 0.89 on the yardstick's held-out matches,
-    where the decoder fitted on the one-hot exchange events read 0.64 (and 0.61 given the counts per
-    value, scaled): fitted on a few hundred quartets, it does not learn to count. Like the key for
-    Bob, this is a fixed function of rows Eve already reads (this one and the earlier ones of the
-    round), so it adds nothing an opponent does not see. (The ``ledger`` network of ``baselines/``
-    keeps the same count for a policy, as a torch recurrence; evaluation sits beside it, not above.)"""
+def kept_copies(eve: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks, seats, values]: for each seat of Eve's egocentric view, the copies of each card value it
+    has taken less those it placed in public since the round (or a reshuffle, Q20) began, as Eve has
+    seen them tick by tick (Q12: every exchange's cards are public)."""
     from quatro_env.quatro.cards import num_values
     from quatro_env.quatro.encoding import ObservationEncoder
 
@@ -111,7 +104,22 @@ def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
     kept = np.cumsum(change, axis=0)
     for t in np.flatnonzero(eve[:, off["table.reshuffled"]]):  # the hands were dealt again at tick t
         kept[t:] -= kept[t] - change[t]  # count again from this tick's own exchanges
-    best = np.clip(kept.max(axis=2), 0, LEDGER_CLIP)  # [ticks, seats]: the most copies of one value
+    return kept
+
+
+def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks, seats * (LEDGER_CLIP + 1)] one-hot: for each seat of Eve's egocentric view, the most
+    copies of one card value it has taken and kept in public (:func:`kept_copies`, 0 to
+    :data:`LEDGER_CLIP`).
+
+    Why: a holder has taken at least two copies of its value in public (Q5 deals no triple). That
+    count alone reads ``cover`` at a time-matched AUC of 0.89 on the yardstick's held-out matches,
+    where the decoder fitted on the one-hot exchange events read 0.64 (and 0.61 given the counts per
+    value, scaled): fitted on a few hundred quartets, it does not learn to count. Like the key for
+    Bob, this is a fixed function of rows Eve already reads (this one and the earlier ones of the
+    round), so it adds nothing an opponent does not see. (The ``ledger`` network of ``baselines/``
+    keeps the same count for a policy, as a torch recurrence; evaluation sits beside it, not above.)"""
+    best = np.clip(kept_copies(eve, num_players).max(axis=2), 0, LEDGER_CLIP)  # [ticks, seats]
     return np.eye(LEDGER_CLIP + 1, dtype=np.uint8)[best].reshape(len(eve), -1)
 
 
@@ -119,6 +127,47 @@ def collection_count(ledger: np.ndarray) -> np.ndarray:
     """[ticks]: the measured member's public collection (the last seat of Eve's view, one place
     counter-clockwise of her): a reader with no fitted weight, reported as ``collection_tm_auc``."""
     return ledger[:, -(LEDGER_CLIP + 1) :].argmax(axis=1)
+
+
+def seat_card_counts(eve: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks, seats]: for each other seat ``r`` of Eve's egocentric view, the most copies of one value
+    it has taken and kept in public, counting only values of which Eve sees no other copy — not in the
+    center, not in her own hand, not kept in public by another seat — and 0 where there is none (and
+    for Eve herself, seat 0).
+
+    Why: a quartet holds all four copies of its value, so any copy Eve can see elsewhere rules that
+    value out. A card counter with no fitted weight reads every code measured better than the count
+    alone (docs/evaluation.md, "A card counter"). Like the ledger, a fixed function of Eve's own rows
+    (tested): it adds nothing an opponent does not see."""
+    from quatro_env.quatro.cards import num_values
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    off, v, n = ObservationEncoder(num_players).offsets, num_values(num_players), num_players
+    kept = np.clip(kept_copies(eve, n), 0, None)
+
+    def copies(field: str) -> np.ndarray:  # [ticks, values]: copies of each value in 4 one-hot slots
+        return eve[:, off[field] : off[field] + 4 * v].reshape(len(eve), 4, v).sum(axis=1, dtype=np.int64)
+
+    # Eve's own collection is in her hand already: the others' public collections count apart
+    visible = copies("table.center") + copies("self.hand") + kept[:, 1:].sum(axis=1)
+    out = np.zeros((len(eve), n), np.int64)
+    for r in range(1, n):
+        mine = np.minimum(kept[:, r], LEDGER_CLIP)
+        out[:, r] = np.where(visible - kept[:, r] == 0, mine, 0).max(axis=1)
+    return out
+
+
+def card_count(eve: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks]: the measured member's card count (:func:`seat_card_counts`; the last seat of Eve's view),
+    a reader with no fitted weight, reported as ``card_count_tm_auc`` beside the count alone."""
+    return seat_card_counts(eve, num_players)[:, -1]
+
+
+def card_count_features(eve: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks, (seats - 1) * (LEDGER_CLIP + 1)] one-hot: every other seat's card count, as Eve reads it
+    (one-hot, like the ledger: a fitted decoder does not learn to count from a few hundred quartets)."""
+    counts = seat_card_counts(eve, num_players)[:, 1:]
+    return np.eye(LEDGER_CLIP + 1, dtype=np.uint8)[counts].reshape(len(eve), -1)
 
 
 def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
@@ -139,7 +188,7 @@ def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.n
 def decoder_data(records: Sequence[dict[str, Any]], slot: int, num_players: int) -> DecoderData:
     """The decoder sequences of every team that ``slot`` played, from records made with views."""
     n, nt, p = num_players, num_players // 2, private_size(num_players)
-    data = DecoderData([], [], [], [], [], np.zeros(0, np.int64), [], [])
+    data = DecoderData([], [], [], [], [], np.zeros(0, np.int64), [], [], [])
     matches: list[int] = []
     for r in records:
         v = r.get("views")
@@ -159,6 +208,7 @@ def decoder_data(records: Sequence[dict[str, Any]], slot: int, num_players: int)
                     matches.append(int(r["match"]))
                     data.keyed.append(keyed_features(data.eve[-1], data.extra[-1], n))
                     data.ledger.append(ledger_features(data.eve[-1], n))
+                    data.counted.append(card_count_features(data.eve[-1], n))
     data.match = np.asarray(matches, np.int64)
     return data
 
@@ -214,10 +264,13 @@ def without(data: DecoderData, groups: Sequence[str], num_players: int) -> Decod
     for g in groups:
         drop |= input_columns(num_players, g)
     keep = (~drop).astype(np.uint8)
-    # the ledger counts exchanges: it goes with them
-    ledger = [np.zeros_like(g) for g in data.ledger] if "exchanges" in groups else data.ledger
+    # the ledger and the card counts read the exchanges (and the center, the own hand): they go with them
+    cut = "exchanges" in groups
+    ledger = [np.zeros_like(g) for g in data.ledger] if cut else data.ledger
+    counted = [np.zeros_like(c) for c in data.counted] if cut else data.counted
     return DecoderData(
-        [e * keep for e in data.eve], data.extra, data.y, data.tick, data.sign, data.match, data.keyed, ledger
+        [e * keep for e in data.eve],
+        *(data.extra, data.y, data.tick, data.sign, data.match, data.keyed, ledger, counted),
     )
 
 
@@ -509,7 +562,8 @@ def measure(
 
     Returns the ``secrecy`` block of a report: the time-matched and plain AUCs of Eve and Bob, the
     gap with its bootstrap interval, the clock-only AUC (P(quartet | round tick) from the training
-    rows), the public collection's time-matched AUC (:func:`collection_count`), the sign coverage
+    rows), the public collection's and the card counter's time-matched AUCs (:func:`collection_count`,
+    :func:`card_count`: no fitted weight), the sign coverage
     (share of quartet rows on which the member shows the sign), sizes, and the choice (``eve_view``,
     ``bob_view``, ``epochs``, ``selection``)."""
     from sklearn.metrics import roc_auc_score
@@ -525,6 +579,7 @@ def measure(
         "bob_auc": None,
         "clock_auc": None,
         "collection_tm_auc": None,
+        "card_count_tm_auc": None,
         "sign_coverage": None,
         "rows": int(sum(len(y) for y in data.y)),
         "matches": int(groups.size),
@@ -576,6 +631,7 @@ def measure(
 
     ones = np.ones((1, y_test.size))
     collection = np.concatenate([collection_count(data.ledger[i]) for i in test])
+    counted = np.concatenate([card_count(data.eve[i], data.num_players) for i in test])
     eve_tm = float(weighted_time_matched_auc(y_test, eve, strata, ones)[0])
     bob_tm = float(weighted_time_matched_auc(y_test, bob, strata, ones)[0])
     w = bootstrap_weights(rows_match, bootstrap, seed + 1)
@@ -592,6 +648,7 @@ def measure(
         "bob_auc": _r(float(roc_auc_score(y_test, bob))),
         "clock_auc": _r(clock_auc),
         "collection_tm_auc": _r(float(weighted_time_matched_auc(y_test, collection, strata, ones)[0])),
+        "card_count_tm_auc": _r(float(weighted_time_matched_auc(y_test, counted, strata, ones)[0])),
         "sign_coverage": _r(float(shown[holding].mean())) if holding.any() else None,
         "rows": int(holding.size),
         "matches": int(groups.size),
@@ -605,6 +662,7 @@ def measure(
         "bob_view": bob_view,
         "selection": selection,
         "eve_ledger": True,  # Eve also read each seat's public collection (rows measured before: absent)
+        "eve_card_count": True,  # ... and each seat's card count (rows measured before: absent)
     }
 
 
