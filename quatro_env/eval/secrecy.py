@@ -125,7 +125,8 @@ def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
 
 def collection_count(ledger: np.ndarray) -> np.ndarray:
     """[ticks]: the measured member's public collection (the last seat of Eve's view, one place
-    counter-clockwise of her): a reader with no fitted weight, reported as ``collection_tm_auc``."""
+    counter-clockwise of her): a reader with no fitted weight, reported as ``collection_tm_auc``.
+    (The card counts of :func:`card_count_features` have the same layout: it reads them too.)"""
     return ledger[:, -(LEDGER_CLIP + 1) :].argmax(axis=1)
 
 
@@ -631,7 +632,8 @@ def measure(
 
     ones = np.ones((1, y_test.size))
     collection = np.concatenate([collection_count(data.ledger[i]) for i in test])
-    counted = np.concatenate([card_count(data.eve[i], data.num_players) for i in test])
+    # the member's card count, read off Eve's card-count features (the last seat's one-hot, as the ledger's)
+    counted = np.concatenate([collection_count(data.counted[i]) for i in test])
     eve_tm = float(weighted_time_matched_auc(y_test, eve, strata, ones)[0])
     bob_tm = float(weighted_time_matched_auc(y_test, bob, strata, ones)[0])
     w = bootstrap_weights(rows_match, bootstrap, seed + 1)
