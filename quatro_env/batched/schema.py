@@ -148,7 +148,7 @@ SCRATCH = (
     Field("q5_draws", i64, (8,), 0, "a Q5 re-split's draws ..."),
     Field("q5_perm", i64, (8,), 0, "... its permutation ..."),
     Field("q5_pool", i64, (8,), 0, "... and the 8 cards it permutes"),
-    Field("encode", u8, ("width",), 0, "a table's absolute features (encode_table)"),
+    Field("encode", u8, ("width",), 0, "a table's absolute features (view.features_table)"),
     Field("cum", f32, ("kinds",), 0.0, "cumulative kind weights (sample_table)"),
 )
 

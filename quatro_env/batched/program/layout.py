@@ -49,8 +49,8 @@ def make_offsets(blocks) -> Offsets:
 
 
 def encode_width(n: int, T: int, P: int, G: int, TB: int, SB: int) -> int:
-    """Length of ``encode_table``'s row: private blocks, table, team blocks twice, seat blocks twice."""
-    return n * P + G + 2 * T * TB + 2 * n * SB
+    """Length of ``view.features_table``'s row: every private block, the table, team and seat blocks."""
+    return n * P + G + T * TB + n * SB
 
 
 def mask_lut(kinds: np.ndarray) -> np.ndarray:

@@ -2,9 +2,11 @@
 
 On the CPU (``target.py``) a loop walks every table, table after table, in work-space row 0; on a GPU
 (``cuda.py``) the same loop is a kernel whose threads each walk their own table in their own row.
-The two ``spread_*`` loops walk rows of output with a group of threads each (a warp on a GPU), so
-that neighbouring threads write neighbouring bytes (coalesced); the GPU encodes with them, the CPU
-with ``encode`` and ``compute_masks`` (the same bytes: the CUDA tests compare them).
+Observations and masks are written in two steps by the same rules on both: a table's features and
+legal kinds (``features_table``, ``kinds_table``), then each seat's row out of them (``spread_row``,
+``spread_mask``). The CPU does both in one pass per table (``encode``, ``compute_masks``); a GPU in two
+loops, the second walking rows of output with a group of threads each (a warp), so that neighbouring
+threads write neighbouring bytes (coalesced).
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ from quatro_env.batched.program.target import (
 )
 from quatro_env.batched.program.tick import check_table, tick_table
 from quatro_env.batched.program.view import (
-    encode_table,
     features_table,
     kinds_table,
-    masks_table,
     sample_table,
+    spread_mask,
     spread_row,
+    zero,
 )
 
 
@@ -55,10 +57,14 @@ def tick_all(actions, prm, K, S, V, R, REC, W):
 
 @loop
 def encode(rows, all_rows, obs, prm, offs, S, V, W):
-    """Every seat's observation on the tables where ``rows`` (all of them if ``all_rows``)."""
+    """Every seat's observation on the tables where ``rows`` (all of them if ``all_rows``): the CPU's."""
     for b in range(first_table(), rows.shape[0], table_step()):
         if all_rows or rows[b]:
-            encode_table(b, obs, prm, offs, S, V, W, work_row(b))
+            w = W.encode[work_row(b)]
+            zero(w)
+            features_table(b, prm, offs, S, V, w)
+            for i in range(obs.shape[1]):
+                spread_row(obs[b, i], w, prm, i, 0, 1)
 
 
 @loop
@@ -97,17 +103,17 @@ def spread_masks(masks, rows, all_rows, kind_legal, K):
     for r in range(first_group(), masks.shape[0] * n, group_step()):
         b = r // n
         if all_rows or rows[b]:
-            row, legal = masks[b, r - b * n], kind_legal[b, r - b * n]
-            for j in range(lane(), row.shape[0], lanes()):
-                row[j] = legal[K.kind_of[j]]
+            spread_mask(masks[b, r - b * n], kind_legal[b, r - b * n], K, lane(), lanes())
 
 
 @loop
 def compute_masks(rows, all_rows, masks, kind_legal, prm, K, S):
-    """Every seat's mask on the tables where ``rows`` (all of them if ``all_rows``)."""
+    """Every seat's mask on the tables where ``rows`` (all of them if ``all_rows``): the CPU's."""
     for b in range(first_table(), rows.shape[0], table_step()):
         if all_rows or rows[b]:
-            masks_table(b, masks, kind_legal, prm, K, S)
+            kinds_table(b, kind_legal, prm, S)
+            for i in range(masks.shape[1]):
+                spread_mask(masks[b, i], kind_legal[b, i], K, 0, 1)
 
 
 @loop

@@ -24,70 +24,42 @@ def _hot(w, at, x):
 
 
 @rule
-def encode_table(b, obs, prm, offs, S, V, W, slot):
-    """Every seat's egocentric observation, exactly as ``ObservationEncoder.encode`` (the CPU's way).
-
-    Like the reference encoder, the table's absolute features are written into a small scratch
-    row (``features_table``); every observer's row is then four contiguous copies out of it (its
-    private block, the table block, the team and seat blocks starting at its own), which is what
-    ``spread_row`` writes byte by byte on a GPU.
-    """
-    n, T, P, TB, SB, T0, S0 = prm.n, prm.T, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
-    TM = n * P + prm.G
-    ST = TM + 2 * T * TB
-    w = W.encode[slot]
-    _zero(w, 0, TM + T * TB)
-    _zero(w, ST, ST + n * SB)  # a flag is written only where it is set (stored unconditionally: 45 % slower)
-    features_table(b, prm, offs, S, V, w)
-    # ---- every observer's row: own private block, the table, teams and seats from its own
-    # (copies between views indexed from 0, which LLVM vectorises)
-    tb, sb = T * TB, n * SB
-    _copy(w[TM + tb : TM + 2 * tb], w[TM : TM + tb])
-    _copy(w[ST + sb : ST + 2 * sb], w[ST : ST + sb])
-    ob = obs[b]
-    for i in range(n):
-        row = ob[i]
-        _copy(row[:P], w[i * P : (i + 1) * P])
-        _copy(row[P:T0], w[n * P : TM])
-        src = TM + (i % T) * TB
-        _copy(row[T0:S0], w[src : src + tb])
-        src = ST + i * SB
-        _copy(row[S0:], w[src : src + sb])
+def spread_row(row, w, prm, i, first, step):
+    """Observer ``i``'s row out of its table's feature row ``w`` (``features_table``), bytes ``first,
+    first + step, ...`` (one thread on the CPU; on a GPU a warp's lanes, writing neighbouring bytes):
+    its own private block, the table block, then the team and seat blocks starting at its own and
+    wrapping around, like ``ObservationEncoder.encode``."""
+    n, P, TB, SB, T0, S0 = prm.n, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
+    TM = n * P + prm.G  # where the team blocks start in w, then the seat blocks
+    ST = TM + prm.T * TB
+    team, seat = (i % prm.T) * TB, i * SB  # the observer's own blocks, first in its row
+    _spread(row, 0, P, w, i * P, first, step)
+    _spread(row, P, T0, w, n * P, first, step)
+    _spread(row, T0, S0 - team, w, TM + team, first, step)
+    _spread(row, S0 - team, S0, w, TM, first, step)
+    _spread(row, S0, row.shape[0] - seat, w, ST + seat, first, step)
+    _spread(row, row.shape[0] - seat, row.shape[0], w, ST, first, step)
 
 
 @rule
-def spread_row(row, w, prm, i, first, step):
-    """Observer ``i``'s row out of its table's feature row ``w``, bytes ``first, first + step, ...``
-    (on a GPU a warp's lanes, writing neighbouring bytes): the copies of ``encode_table``, with the
-    team and seat blocks wrapping around instead of repeated."""
-    n, T, P, TB, SB, T0, S0 = prm.n, prm.T, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
-    TM = n * P + prm.G
-    ST = TM + 2 * T * TB
-    tb, sb = T * TB, n * SB
-    team0, seat0 = (i % T) * TB - T0, i * SB - S0  # block offsets of byte 0 of each part
-    for k in range(first, row.shape[0], step):
-        if k < P:
-            src = i * P + k
-        elif k < T0:
-            src = n * P - P + k
-        elif k < S0:
-            x = team0 + k
-            src = TM + (x if x < tb else x - tb)
-        else:
-            x = seat0 + k
-            src = ST + (x if x < sb else x - sb)
-        row[k] = w[src]
+def _spread(row, lo, hi, w, src, first, step):
+    """``row[lo:hi] = w[src:...]``, bytes ``first, first + step, ...`` of the row (views from 0: LLVM
+    vectorises the CPU's copy)."""
+    dst, from_ = row[lo:hi], w[src : src + hi - lo]
+    for k in range((first - lo) % step, dst.shape[0], step):
+        dst[k] = from_[k]
 
 
 @rule
 def features_table(b, prm, offs, S, V, w):
-    """The table's absolute features into ``w`` (zeroed by the caller): private blocks, table block,
-    team blocks, room for them again, seat blocks, room for them again (observer 0's order)."""
+    """The table's absolute features into ``w`` (zeroed by the caller): every seat's private block,
+    the table block, the team blocks and the seat blocks in observer 0's order, from which
+    ``spread_row`` writes each observer's row."""
     n, T, v = prm.n, prm.T, prm.v
     P, G, TB, SB = prm.P, prm.G, prm.TB, prm.SB
-    TAB = n * P  # scratch layout: private blocks, table, teams twice, seats twice
+    TAB = n * P
     TM = TAB + G
-    ST = TM + 2 * T * TB
+    ST = TM + T * TB
     now = np.int64(S.tick[b])
     ph = S.phase[b]
     play = ph == C.PLAY
@@ -191,34 +163,23 @@ def features_table(b, prm, offs, S, V, w):
 
 
 @rule
-def _copy(dst, src):
-    for k in range(dst.shape[0]):
-        dst[k] = src[k]
-
-
-@rule
-def _zero(dst, start, stop):
-    d = dst[start:stop]  # indexed from 0, like _copy: LLVM turns it into a memset (4x faster encode fill)
-    for k in range(d.shape[0]):
-        d[k] = 0
+def zero(dst):
+    for k in range(dst.shape[0]):  # LLVM turns it into a memset
+        dst[k] = 0
 
 
 # ============================================================================ masks and sampling
 @rule
-def masks_table(b, masks, kind_legal, prm, K, S):
-    """Exact legality per action kind (Q9), expanded to actions through the kind-pattern table (the
-    CPU's way; a GPU spreads ``kind_legal`` a warp per row, ``loops.spread_masks``)."""
-    kinds_table(b, kind_legal, prm, S)
-    for s in range(prm.n):
-        kl = kind_legal[b, s]
-        code = 0
-        for k in range(C.NUM_KINDS):
-            if kl[k]:
-                code |= 1 << k
-        row = masks[b, s]
-        src = K.lut[code]
-        for j in range(prm.A):
-            row[j] = src[j]
+def spread_mask(row, legal, K, first, step):
+    """A seat's mask out of its legal kinds (an action is legal iff its kind is, Q9), bytes ``first,
+    first + step, ...`` as in ``spread_row``: the row of the kind-pattern table for this set of kinds."""
+    code = 0
+    for k in range(legal.shape[0]):
+        if legal[k]:
+            code |= 1 << k
+    src = K.lut[code]
+    for j in range(first, row.shape[0], step):
+        row[j] = src[j]
 
 
 @rule
