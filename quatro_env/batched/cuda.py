@@ -22,7 +22,7 @@ import os
 import sys
 from functools import cache
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import FunctionType, ModuleType, SimpleNamespace
 
 import numpy as np
 from numba import cuda  # a module global: the simulator swaps it in the kernels' globals
@@ -82,6 +82,18 @@ def _lanes():
     return WARP
 
 
+#: the target's functions for a thread's place in the grid, by the names the loops import
+HELPERS = {
+    "first_table": _first_table,
+    "table_step": _table_step,
+    "work_row": _work_row,
+    "first_group": _first_group,
+    "group_step": _group_step,
+    "lane": _lane,
+    "lanes": _lanes,
+}
+
+
 def require_compatible_numpy() -> None:
     """numba-cuda 0.30 registers an overload of ``np.row_stack``, which numpy 2.5 removed, so every
     compilation fails deep inside numba (NVIDIA/numba-cuda#907, not to be fixed there): say so first."""
@@ -103,10 +115,8 @@ def load_program() -> SimpleNamespace:
     target = ModuleType(f"{PACKAGE}.target")
     target.rule = device = cuda.jit(device=True)
     target.loop = cuda.jit
-    target.first_table, target.table_step = device(_first_table), device(_table_step)
-    target.work_row = device(_work_row)
-    target.first_group, target.group_step = device(_first_group), device(_group_step)
-    target.lane, target.lanes = device(_lane), device(_lanes)
+    for name, helper in HELPERS.items():
+        setattr(target, name, device(helper))
     names = (target.__name__, *(f"{PACKAGE}.{stem}" for stem in COMPILE_ORDER))
     saved = {name: sys.modules.get(name) for name in names}
     built = {}
@@ -117,6 +127,8 @@ def load_program() -> SimpleNamespace:
             spec = importlib.util.spec_from_file_location(f"{PACKAGE}.{stem}", path)
             built[stem] = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(built[stem])
+        if simulated():
+            _helpers_read_the_launch(built["loops"])
     finally:
         for name, module in saved.items():
             if module is None:
@@ -124,6 +136,19 @@ def load_program() -> SimpleNamespace:
             else:
                 sys.modules[name] = module
     return SimpleNamespace(**built)
+
+
+def _helpers_read_the_launch(loops: ModuleType) -> None:
+    """Under the simulator, the grid helpers become plain functions of the loops' own globals.
+
+    The simulator puts its fake ``cuda`` module in a kernel's globals for a whole launch, but in a device
+    function's globals at each call, putting the real module back on return: with many threads in one
+    helper, a thread returning left another reading ``numba.cuda.grid``, which the real module lacks
+    (``module 'numba.cuda' has no attribute 'grid'``, once the spreads made each thread's work longer)."""
+    space = vars(loops)
+    space.update(cuda=cuda, WARP=WARP)
+    for name, helper in HELPERS.items():
+        space[name] = FunctionType(helper.__code__, space, name)
 
 
 @cache
