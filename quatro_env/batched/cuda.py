@@ -113,7 +113,10 @@ def load_program() -> SimpleNamespace:
     next ones execute; the CPU modules are put back afterwards."""
     require_compatible_numpy()
     target = ModuleType(f"{PACKAGE}.target")
-    target.rule = device = cuda.jit(device=True)
+    device = cuda.jit(device=True)
+    # Under the simulator a device function is the Python function wrapped in a per-call swap of its
+    # module's ``cuda`` global; the rules do not name ``cuda``, so they run as the plain functions.
+    target.rule = _plain if simulated() else device
     target.loop = cuda.jit
     for name, helper in HELPERS.items():
         setattr(target, name, device(helper))
@@ -136,6 +139,10 @@ def load_program() -> SimpleNamespace:
             else:
                 sys.modules[name] = module
     return SimpleNamespace(**built)
+
+
+def _plain(fn):
+    return fn
 
 
 def _helpers_read_the_launch(loops: ModuleType) -> None:
