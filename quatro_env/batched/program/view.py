@@ -24,14 +24,21 @@ def _hot(w, at, x):
 
 
 @rule
+def _feature_blocks(prm):
+    """Where the team blocks and the seat blocks start in a feature row (after every private block and
+    the table block; ``layout.encode_width`` is its length)."""
+    team_blocks = prm.n * prm.P + prm.G
+    return team_blocks, team_blocks + prm.T * prm.TB
+
+
+@rule
 def spread_row(row, w, prm, i, first, step):
     """Observer ``i``'s row out of its table's feature row ``w`` (``features_table``), bytes ``first,
     first + step, ...`` (one thread on the CPU; on a GPU a warp's lanes, writing neighbouring bytes):
     its own private block, the table block, then the team and seat blocks starting at its own and
     wrapping around, like ``ObservationEncoder.encode``."""
     n, P, TB, SB, T0, S0 = prm.n, prm.P, prm.TB, prm.SB, prm.T0, prm.S0
-    TM = n * P + prm.G  # where the team blocks start in w, then the seat blocks
-    ST = TM + prm.T * TB
+    TM, ST = _feature_blocks(prm)
     team, seat = (i % prm.T) * TB, i * SB  # the observer's own blocks, first in its row
     _spread(row, 0, P, w, i * P, first, step)
     _spread(row, P, T0, w, n * P, first, step)
@@ -56,10 +63,9 @@ def features_table(b, prm, offs, S, V, w):
     the table block, the team blocks and the seat blocks in observer 0's order, from which
     ``spread_row`` writes each observer's row."""
     n, T, v = prm.n, prm.T, prm.v
-    P, G, TB, SB = prm.P, prm.G, prm.TB, prm.SB
+    P, TB, SB = prm.P, prm.TB, prm.SB
     TAB = n * P
-    TM = TAB + G
-    ST = TM + T * TB
+    TM, ST = _feature_blocks(prm)
     now = np.int64(S.tick[b])
     ph = S.phase[b]
     play = ph == C.PLAY
