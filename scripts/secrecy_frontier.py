@@ -2,7 +2,8 @@
 
 Each policy plays ``--matches`` matches against ``counter`` (6 players: against two counter teams) on
 the PPO evaluation config (round 60 s, 3 points, at most 10 rounds); the same matches give its win
-rate against counter and its secrecy (Eve/Bob time-matched AUCs, gap with a match bootstrap CI).
+rate against counter and its secrecy (Eve/Bob time-matched AUCs, gap with a match bootstrap CI; the
+count-matched ones beside them).
 Results accumulate in ``docs/results/secrecy/secrecy.json`` (a policy already there is skipped,
 so the job can be stopped and resumed; ``--redo`` measures it again and replaces its row); then the
 table ``secrecy.md`` and the frontier plot ``frontier.png`` are written (with best-response win rates
@@ -106,7 +107,8 @@ def main() -> None:
         s = row["secrecy"]
         print(
             f"{policy}: win vs counter {row['win_rate_vs_counter']}, Eve {s['eve_tm_auc']} Bob "
-            f"{s['bob_tm_auc']} gap {s['gap']} {s['gap_ci95']} ({row['wall_seconds']} s)",
+            f"{s['bob_tm_auc']} gap {s['gap']} {s['gap_ci95']}; count-matched Eve {s.get('eve_cm_auc')} Bob "
+            f"{s.get('bob_cm_auc')} gap {s.get('cm_gap')} {s.get('cm_gap_ci95')} ({row['wall_seconds']} s)",
             flush=True,
         )
         if path.exists():  # re-read: another process may have added rows meanwhile (runs can share the file)

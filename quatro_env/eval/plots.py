@@ -141,50 +141,58 @@ def secrecy_frontier(
     rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]], path: str | Path
 ) -> Path:
     """Strength against secrecy, one point per policy: win rate against counter (filled) and against
-    its trained best response (hollow, where measured) over the secrecy gap (Bob − Eve, time-matched),
-    with the 95 % intervals of both."""
+    its trained best response (hollow, where measured) over the secrecy gap (Bob − Eve), with the 95 %
+    intervals of both. Left the headline, time-matched gap; right the count-matched gap (pairs of the
+    same card count too), for the rows measured with it."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.2, 5.0))
-    plotted = [r for r in rows if r["secrecy"].get("gap") is not None]  # rows without quartets: no gap
-    for k, r in enumerate(plotted):
-        s = r["secrecy"]
-        color = plt.get_cmap("tab20")(k % 20)  # more policies than the ten default colours
-        marker = "o" if r["policy"].startswith("ppo_") else "s"  # trained checkpoints / scripted bots
-        gap, (glo, ghi) = s["gap"], s["gap_ci95"]
-        w, (wlo, whi) = r["win_rate_vs_counter"], r["win_ci95"]
-        ax.errorbar(
-            gap,
-            w,
-            xerr=[[gap - glo], [ghi - gap]],
-            yerr=[[w - wlo], [whi - w]],
-            fmt=marker,
-            color=color,
-            capsize=3,
-            label=r["policy"],
-        )
-        e = exploit.get(r["policy"])
-        if e is not None:
-            b, (blo, bhi) = 1 - e["win_rate"], e["win_ci95"]  # the policy's win rate = 1 - the BR's
+    fig, axes = plt.subplots(1, 2, figsize=(12.0, 5.0), sharey=True)
+    colors = {r["policy"]: plt.get_cmap("tab20")(k % 20) for k, r in enumerate(rows)}
+    for ax, gap_key, ci_key, what in (
+        (axes[0], "gap", "gap_ci95", "time-matched AUC"),
+        (axes[1], "cm_gap", "cm_gap_ci95", "count-matched AUC (same tick and card count)"),
+    ):
+        for r in rows:
+            s = r["secrecy"]
+            if s.get(gap_key) is None:  # no quartet (no gap), or measured before this gap
+                continue
+            color = colors[r["policy"]]
+            marker = "o" if r["policy"].startswith("ppo_") else "s"  # trained checkpoints / scripted bots
+            gap, (glo, ghi) = s[gap_key], s[ci_key]
+            w, (wlo, whi) = r["win_rate_vs_counter"], r["win_ci95"]
+            xerr = [[gap - glo], [ghi - gap]] if glo is not None else None
             ax.errorbar(
                 gap,
-                b,
-                yerr=[[b - (1 - bhi)], [(1 - blo) - b]],
+                w,
+                xerr=xerr,
+                yerr=[[w - wlo], [whi - w]],
                 fmt=marker,
-                mfc="none",
                 color=color,
                 capsize=3,
+                label=r["policy"],
             )
+            e = exploit.get(r["policy"])
+            if e is not None:
+                b, (blo, bhi) = 1 - e["win_rate"], e["win_ci95"]  # the policy's win rate = 1 - the BR's
+                ax.errorbar(
+                    gap,
+                    b,
+                    yerr=[[b - (1 - bhi)], [(1 - blo) - b]],
+                    fmt=marker,
+                    mfc="none",
+                    color=color,
+                    capsize=3,
+                )
+        ax.axvline(0, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel(f"secrecy gap: Bob − Eve, {what}\n(95% match-bootstrap CI)")
     # one legend entry for every hollow point (labels beside each point overlapped where gaps are close)
-    ax.plot([], [], "o", mfc="none", color="grey", label="hollow: vs its best response")
-    ax.plot([], [], "s", color="grey", label="square: scripted bot; circle: trained")
-    ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("secrecy gap: Bob − Eve, time-matched AUC (95% match-bootstrap CI)")
-    ax.set_ylabel("match win rate (95% Wilson CI)")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_title(
+    axes[0].plot([], [], "o", mfc="none", color="grey", label="hollow: vs its best response")
+    axes[0].plot([], [], "s", color="grey", label="square: scripted bot; circle: trained")
+    axes[0].set_ylabel("match win rate (95% Wilson CI)")
+    axes[0].set_ylim(-0.03, 1.03)
+    fig.suptitle(
         "strength vs secrecy: filled = against counter, hollow = against its best response", fontsize=9
     )
-    ax.legend(fontsize=7, loc="best", ncol=2)
+    axes[0].legend(fontsize=7, loc="best", ncol=2)
     return _save(plt, fig, path)
 
 

@@ -183,14 +183,16 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     """The Eve/Bob table of ``scripts/secrecy_frontier.py``: one row per policy (its matches against
     counter), time-matched AUCs with their bootstrap intervals, the gap, the plain and clock AUCs,
     the view and epochs each decoder was chosen with (``—`` for rows measured before the choice),
-    and the best response's win rate where one was trained. A † marks a decoder row measured before
-    Eve read the card counts (``secrecy.card_count_features``): its Eve is a lower bound."""
+    the count-matched Eve and Bob with their gap (``—`` for rows measured before it) and the share of
+    quartet rows they compare, and the best response's win rate where one was trained. A † marks a
+    decoder row measured before Eve read the card counts (``secrecy.card_count_features``): its Eve is
+    a lower bound."""
     exploit = exploit or {}
     lines = [
         "| policy | win vs counter [95% CI] | Eve tm-AUC [CI] | Bob tm-AUC [CI] | gap Bob − Eve [CI] "
         "| Eve's / Bob's view (epochs) | Eve / Bob / clock AUC | sign coverage | rows (matches) "
-        "| best response wins [CI] |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| count-matched Eve / Bob, gap [CI] (quartet rows compared) | best response wins [CI] |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         s = r["secrecy"]
@@ -204,6 +206,15 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
             f"| {_f(s['bob_tm_auc'])} {_interval(s.get('bob_tm_ci95'))} "
             f"| {_f(s['gap'])} {_interval(s['gap_ci95'])} | {_chosen_views(s)} "
             f"| {_f(s['eve_auc'])} / {_f(s['bob_auc'])} / {_f(s['clock_auc'])} "
-            f"| {_f(s['sign_coverage'])} | {s['rows']} ({s['matches']}) | {br} |"
+            f"| {_f(s['sign_coverage'])} | {s['rows']} ({s['matches']}) | {_count_matched(s)} | {br} |"
         )
     return "\n".join(lines)
+
+
+def _count_matched(s: dict[str, Any]) -> str:
+    if s.get("eve_cm_auc") is None:
+        return "—"
+    return (
+        f"{_f(s['eve_cm_auc'])} / {_f(s['bob_cm_auc'])}, {_f(s['cm_gap'])} {_interval(s['cm_gap_ci95'])} "
+        f"({s['cm_matched']:.0%})"
+    )

@@ -464,6 +464,22 @@ def weighted_time_matched_auc(
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+def count_strata(tick_strata: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Strata of the count-matched AUC: the round tick's stratum and the member's card count
+    (:func:`card_count`, 0 to :data:`LEDGER_CLIP`) together. Pairs then compare a holder only with
+    members that look the same to the card counter at the same tick: what the card flow tells, which
+    reads every code measured at 0.93 or more, is removed as exactly as the clock."""
+    return np.asarray(tick_strata) * (LEDGER_CLIP + 1) + np.clip(counts, 0, LEDGER_CLIP)
+
+
+def matched_share(y: np.ndarray, strata: np.ndarray) -> float:
+    """The share of positive rows whose stratum holds a negative row too: the rows a matched AUC
+    compares (the others form no pair and are left out of it)."""
+    y = np.asarray(y, bool)
+    with_negative = np.unique(strata[~y])
+    return float(np.isin(strata[y], with_negative).mean()) if y.any() else float("nan")
+
+
 def bootstrap_weights(groups: np.ndarray, draws: int, seed: int) -> np.ndarray:
     """[draws, rows]: each draw resamples the distinct ``groups`` (matches) with replacement."""
     unique, inv = np.unique(groups, return_inverse=True)
@@ -564,9 +580,12 @@ def measure(
     Returns the ``secrecy`` block of a report: the time-matched and plain AUCs of Eve and Bob, the
     gap with its bootstrap interval, the clock-only AUC (P(quartet | round tick) from the training
     rows), the public collection's and the card counter's time-matched AUCs (:func:`collection_count`,
-    :func:`card_count`: no fitted weight), the sign coverage
-    (share of quartet rows on which the member shows the sign), sizes, and the choice (``eve_view``,
-    ``bob_view``, ``epochs``, ``selection``)."""
+    :func:`card_count`: no fitted weight), the *count-matched* AUCs of Eve and Bob and their gap
+    (``*_cm_*``: pairs of the same round tick and the same card count of the member, so that the card
+    flow, which reads every code at 0.93 or more, is removed as exactly as the clock; ``cm_matched``:
+    the share of quartet rows such a pair covers), the sign coverage (share of quartet rows on which
+    the member shows the sign), sizes, and the choice (``eve_view``, ``bob_view``, ``epochs``,
+    ``selection``)."""
     from sklearn.metrics import roc_auc_score
 
     fit = fit or FitConfig()
@@ -581,6 +600,11 @@ def measure(
         "clock_auc": None,
         "collection_tm_auc": None,
         "card_count_tm_auc": None,
+        "eve_cm_auc": None,
+        "bob_cm_auc": None,
+        "cm_gap": None,
+        "cm_gap_ci95": [None, None],
+        "cm_matched": None,
         "sign_coverage": None,
         "rows": int(sum(len(y) for y in data.y)),
         "matches": int(groups.size),
@@ -639,6 +663,9 @@ def measure(
     w = bootstrap_weights(rows_match, bootstrap, seed + 1)
     eve_b = weighted_time_matched_auc(y_test, eve, strata, w)
     bob_b = weighted_time_matched_auc(y_test, bob, strata, w)
+    by_count = count_strata(strata, counted)
+    eve_cm, bob_cm = (float(weighted_time_matched_auc(y_test, x, by_count, ones)[0]) for x in (eve, bob))
+    eve_cm_b, bob_cm_b = (weighted_time_matched_auc(y_test, x, by_count, w) for x in (eve, bob))
     holding = np.concatenate(y_all).astype(bool)
     shown = np.concatenate(data.sign).astype(bool)
     return {
@@ -651,6 +678,13 @@ def measure(
         "clock_auc": _r(clock_auc),
         "collection_tm_auc": _r(float(weighted_time_matched_auc(y_test, collection, strata, ones)[0])),
         "card_count_tm_auc": _r(float(weighted_time_matched_auc(y_test, counted, strata, ones)[0])),
+        "eve_cm_auc": _r(eve_cm),
+        "bob_cm_auc": _r(bob_cm),
+        "cm_gap": _r(bob_cm - eve_cm),
+        "cm_gap_ci95": _ci(bob_cm_b - eve_cm_b),
+        "eve_cm_ci95": _ci(eve_cm_b),
+        "bob_cm_ci95": _ci(bob_cm_b),
+        "cm_matched": _r(matched_share(y_test, by_count)),
         "sign_coverage": _r(float(shown[holding].mean())) if holding.any() else None,
         "rows": int(holding.size),
         "matches": int(groups.size),

@@ -179,6 +179,30 @@ def test_weighted_time_matched_auc_equals_the_probes_and_the_clock_scores_one_ha
     assert S.weighted_time_matched_auc(y, clock_only, tick, ones)[0] == pytest.approx(0.5)
 
 
+def test_count_matched_auc_gives_the_clock_and_the_card_count_one_half_and_keeps_what_else_reads():
+    """Strata of (round tick, card count), as ``measure`` forms them: any function of the two scores
+    exactly 0.5, where the plain time-matched AUC reads the count; a score carrying the label beyond
+    them still reads above 0.5; ``matched_share`` counts the positives whose stratum has a negative."""
+    rng = np.random.default_rng(3)
+    rows = 6000
+    tick = rng.integers(0, 40, rows)
+    y = rng.random(rows) < 0.15
+    count = np.where(y, rng.integers(2, 4, rows), rng.choice([0, 0, 0, 1, 2], rows))  # holders count >= 2
+    by_count = S.count_strata(tick, count)
+    assert len(np.unique(by_count)) == np.unique(np.stack([tick, count]), axis=1).shape[1]  # one per pair
+    ones = np.ones((1, rows))
+    reader = count + 0.01 * np.cos(tick)  # the card counter, and the clock
+    assert S.weighted_time_matched_auc(y, reader, tick, ones)[0] > 0.85
+    assert S.weighted_time_matched_auc(y, reader, by_count, ones)[0] == pytest.approx(0.5)
+    signal = reader + y * 0.5 + rng.random(rows)  # reads the label beyond the count
+    assert S.weighted_time_matched_auc(y, signal, by_count, ones)[0] > 0.6
+    # positives of count 3 never meet a negative (negatives count 0-2): about half are unmatched
+    share = S.matched_share(y, by_count)
+    expected = np.isin(by_count[y], by_count[~y]).mean()
+    assert share == pytest.approx(expected) and 0.3 < share < 0.7
+    assert np.isnan(S.matched_share(np.zeros(5, bool), np.arange(5)))
+
+
 def test_bootstrap_intervals_shrink_with_matches():
     """The same decoder quality measured on 40 and on 400 matches: the interval narrows ~√10."""
     rng = np.random.default_rng(1)
@@ -212,6 +236,11 @@ def test_measure_reports_every_field_and_bob_never_reads_less_than_eve_on_honest
         "clock_auc",
         "collection_tm_auc",
         "card_count_tm_auc",
+        "eve_cm_auc",
+        "bob_cm_auc",
+        "cm_gap",
+        "cm_gap_ci95",
+        "cm_matched",
         "sign_coverage",
         "rows",
         "matches",
@@ -365,7 +394,17 @@ def test_the_secrecy_table_names_each_decoders_chosen_view():
     ]
     rows[1]["secrecy"] = chosen | {"eve_ledger": True, "eve_card_count": True}
     rows.append({**rows[1], "policy": "ledger", "secrecy": chosen | {"eve_ledger": True}})
+    counted = {
+        "eve_cm_auc": 0.62,
+        "bob_cm_auc": 0.97,
+        "cm_gap": 0.35,
+        "cm_gap_ci95": [0.2, 0.5],
+        "cm_matched": 0.88,
+    }
+    rows.append({**rows[1], "policy": "counted", "secrecy": rows[1]["secrecy"] | counted})
     table = secrecy_table(rows).splitlines()
+    assert "| 0.62 / 0.97, 0.35 [0.20, 0.50] (88%) |" in table[5]
+    assert table[3].split("|")[-3].strip() == "—"  # measured before the count-matched figures
     assert "Eve's / Bob's view (epochs)" in table[0]
     assert "| no channel (5) / Eve's decoder (5) |" in table[3]
     assert table[2].split("|")[6].strip() == "—"
@@ -381,6 +420,8 @@ def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path)
 
     def row(policy, gap):
         sec = {"gap": gap, "gap_ci95": [None, None] if gap is None else [gap - 0.1, gap + 0.1]}
+        if gap is not None and gap > 0.1:  # the later rows also carry a count-matched gap
+            sec |= {"cm_gap": 2 * gap, "cm_gap_ci95": [gap, 3 * gap]}
         return {"policy": policy, "win_rate_vs_counter": 0.5, "win_ci95": [0.4, 0.6], "secrecy": sec}
 
     rows = [row("listener", None)] + [row(f"ppo_{k}" if k % 2 else f"bot{k}", 0.01 * k) for k in range(22)]
