@@ -128,6 +128,7 @@ def main() -> None:
                 **{
                     k: s.get(k)
                     for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap", "gap_ci95")
+                    + ("eve_cm_auc", "bob_cm_auc", "cm_gap", "cm_gap_ci95", "cm_matched")
                 },
                 "wall_seconds": row["wall_seconds"],
             }

@@ -330,6 +330,8 @@ def test_the_scale_honest_and_shout_are_read_by_eve():
         records = [runner.play(m, 0, record_views=True) for m in range(120)]
         out = S.measure(S.decoder_data(records, 0, 4), seed=0, bootstrap=100)
         assert out["eve_tm_auc"] >= 0.75, (bot, out)
+        # a public code: the key adds nothing once the card flow is matched too
+        assert out["cm_gap"] <= 0.1, (bot, out)
 
 
 def test_ablation_groups_zero_exactly_their_fields_and_leave_bob_his_extra():
@@ -369,7 +371,9 @@ def test_the_scale_eve_reads_the_covers_public_collection_and_bob_reads_the_sign
     public collection (``ledger_features``), reads both codes at >= 0.8 time-matched, and so does
     the collection count alone, with no fitted weight. The scale's Eve <= 0.6 is reached by neither
     reference code (docs/evaluation.md, "Eve reads the public collection"). Bob, who holds the key
-    and the partner's hand, reads both at >= 0.95."""
+    and the partner's hand, reads both at >= 0.95. Matched on the card count as well as the clock, the
+    key still tells him what Eve cannot read: the count-matched gap's interval lies above 0
+    (docs/evaluation.md, "The count-matched view")."""
     cfg = QuatroConfig(num_players=4, round_seconds=60, points_to_win=3)
     for bot in ("cover", "cover:split=true"):
         runner = MatchRunner(cfg, [as_policy(bot), as_policy("counter")], max_rounds=10)
@@ -377,6 +381,7 @@ def test_the_scale_eve_reads_the_covers_public_collection_and_bob_reads_the_sign
         out = S.measure(S.decoder_data(records, 0, 4), seed=0, bootstrap=100)
         assert out["eve_tm_auc"] >= 0.8 and out["collection_tm_auc"] >= 0.8, (bot, out)
         assert out["bob_tm_auc"] >= 0.95, (bot, out)
+        assert out["cm_gap_ci95"][0] > 0 and out["bob_cm_auc"] >= 0.9, (bot, out)
 
 
 def test_the_secrecy_table_names_each_decoders_chosen_view():
