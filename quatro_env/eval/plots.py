@@ -22,9 +22,10 @@ def _teams(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [t for t in report["summary"] if "win_rate" in t]
 
 
-def _save(plt, fig, path: str | Path) -> Path:
-    """Lay out, write at the reports' resolution, and free the figure."""
-    fig.tight_layout()
+def _save(plt, fig, path: str | Path, rect: tuple[float, float, float, float] | None = None) -> Path:
+    """Lay out (within ``rect`` of the figure, where a figure legend takes the rest), write at the
+    reports' resolution, and free the figure."""
+    fig.tight_layout(rect=rect)
     path = Path(path)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -145,7 +146,7 @@ def secrecy_frontier(
     intervals of both. Left the headline, time-matched gap; right the count-matched gap (pairs of the
     same card count too), for the rows measured with it."""
     plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(12.0, 5.0), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12.0, 6.4), sharey=True)
     colors = {r["policy"]: plt.get_cmap("tab20")(k % 20) for k, r in enumerate(rows)}
     for ax, gap_key, ci_key, what in (
         (axes[0], "gap", "gap_ci95", "time-matched AUC"),
@@ -182,6 +183,9 @@ def secrecy_frontier(
                     color=color,
                     capsize=3,
                 )
+        points = [r["secrecy"][gap_key] for r in rows if r["secrecy"].get(gap_key) is not None]
+        if points:  # framed on the points: an interval of a row with a few quartets may run off the edge
+            ax.set_xlim(min(min(points), 0) - 0.1, max(max(points), 0) + 0.15)
         ax.axvline(0, color="grey", lw=0.8, ls=":")
         ax.set_xlabel(f"secrecy gap: Bob − Eve, {what}\n(95% match-bootstrap CI)")
     # one legend entry for every hollow point (labels beside each point overlapped where gaps are close)
@@ -192,8 +196,10 @@ def secrecy_frontier(
     fig.suptitle(
         "strength vs secrecy: filled = against counter, hollow = against its best response", fontsize=9
     )
-    axes[0].legend(fontsize=7, loc="best", ncol=2)
-    return _save(plt, fig, path)
+    # below both panels: inside either it hid points
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=6, frameon=False)
+    return _save(plt, fig, path, rect=(0, 0.04 + 0.028 * -(-len(labels) // 6), 1, 1))
 
 
 def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
