@@ -3,6 +3,7 @@ cross-play and partner-play heatmaps, and the secrecy ROC curves."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +200,8 @@ def secrecy_frontier(
     # below both panels: inside either it hid points
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=6, frameon=False)
-    return _save(plt, fig, path, rect=(0, 0.04 + 0.028 * -(-len(labels) // 6), 1, 1))
+    legend_rows = math.ceil(len(labels) / 6)
+    return _save(plt, fig, path, rect=(0, 0.04 + 0.028 * legend_rows, 1, 1))
 
 
 def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:

@@ -480,6 +480,14 @@ def matched_share(y: np.ndarray, strata: np.ndarray) -> float:
     return float(np.isin(strata[y], with_negative).mean()) if y.any() else float("nan")
 
 
+def _auc_and_draws(
+    y: np.ndarray, scores: np.ndarray, strata: np.ndarray, draws: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """The matched AUC over every held-out row, and under each bootstrap draw, in one pass over the strata."""
+    both = weighted_time_matched_auc(y, scores, strata, np.vstack([np.ones((1, y.size)), draws]))
+    return float(both[0]), both[1:]
+
+
 def bootstrap_weights(groups: np.ndarray, draws: int, seed: int) -> np.ndarray:
     """[draws, rows]: each draw resamples the distinct ``groups`` (matches) with replacement."""
     unique, inv = np.unique(groups, return_inverse=True)
@@ -658,14 +666,12 @@ def measure(
     collection = np.concatenate([collection_count(data.ledger[i]) for i in test])
     # the member's card count, read off Eve's card-count features (the last seat's one-hot, as the ledger's)
     counted = np.concatenate([collection_count(data.counted[i]) for i in test])
-    eve_tm = float(weighted_time_matched_auc(y_test, eve, strata, ones)[0])
-    bob_tm = float(weighted_time_matched_auc(y_test, bob, strata, ones)[0])
     w = bootstrap_weights(rows_match, bootstrap, seed + 1)
-    eve_b = weighted_time_matched_auc(y_test, eve, strata, w)
-    bob_b = weighted_time_matched_auc(y_test, bob, strata, w)
     by_count = count_strata(strata, counted)
-    eve_cm, bob_cm = (float(weighted_time_matched_auc(y_test, x, by_count, ones)[0]) for x in (eve, bob))
-    eve_cm_b, bob_cm_b = (weighted_time_matched_auc(y_test, x, by_count, w) for x in (eve, bob))
+    eve_tm, eve_b = _auc_and_draws(y_test, eve, strata, w)
+    bob_tm, bob_b = _auc_and_draws(y_test, bob, strata, w)
+    eve_cm, eve_cm_b = _auc_and_draws(y_test, eve, by_count, w)
+    bob_cm, bob_cm_b = _auc_and_draws(y_test, bob, by_count, w)
     holding = np.concatenate(y_all).astype(bool)
     shown = np.concatenate(data.sign).astype(bool)
     return {
