@@ -5,8 +5,8 @@ For each policy, its ``--matches`` matches against ``counter`` (the frontier's c
 opponent's own observation rows is computed on the yardstick's held-out matches (with the bootstrap
 interval of ``secrecy.measure``) and on every match:
 
-* the count alone (``secrecy.collection_count``): the most copies of one value the member kept in public;
-* the card counter (``secrecy.card_count``): the same, counting only values of which the opponent sees
+* the count alone (``readers.collection_count``): the most copies of one value the member kept in public;
+* the card counter (``readers.card_count``): the same, counting only values of which the opponent sees
   no other copy (center, own hand, another seat's public collection).
 
 The fitted Eve of ``docs/results/secrecy/secrecy.json`` (same matches and split) is copied beside them.
@@ -25,6 +25,7 @@ import numpy as np
 from secrecy_frontier import BOTS, FIRST, OUT, checkpoints, players_of  # scripts/ is on the path
 
 from baselines.exploit import EVAL_CONFIG, EVAL_MAX_ROUNDS
+from quatro_env.eval import readers as R
 from quatro_env.eval import secrecy as S
 from quatro_env.eval.policies import as_policy
 from quatro_env.eval.runner import MatchRunner
@@ -39,8 +40,8 @@ def readers(policy: str, matches: int, seed: int) -> dict:
     t0 = time.perf_counter()
     data = S.decoder_data([runner.play(m, seed, record_views=True) for m in range(matches)], 0, n)
     scores = {
-        "count_alone": [S.collection_count(g) for g in data.ledger],
-        "card_counter": [S.card_count(e, n) for e in data.eve],
+        "count_alone": [R.collection_count(g) for g in data.ledger],
+        "card_counter": [R.card_count(e, n) for e in data.eve],
     }
     test = np.isin(data.match, S.held_out_matches(np.unique(data.match), seed, 0.3))
     row: dict = {"policy": policy, "players": n, "matches": matches}

@@ -1,6 +1,6 @@
 """How often each card count shows on a policy's holding and non-holding rows (issue 18).
 
-The card counter (``secrecy.card_count``) reads a member as a holder when it keeps public copies of a value
+The card counter (``readers.card_count``) reads a member as a holder when it keeps public copies of a value
 the opponent cannot rule out. This prints the share of each count among the rows where the member holds a
 quartet and among the others, on ``--matches`` matches against ``counter`` (the frontier's config): what
 a code would have to change for the counter to stop reading it (docs/evaluation.md, "Where `cover`
@@ -16,6 +16,7 @@ import argparse
 import numpy as np
 
 from baselines.exploit import EVAL_CONFIG, EVAL_MAX_ROUNDS
+from quatro_env.eval import readers as R
 from quatro_env.eval import secrecy as S
 from quatro_env.eval.policies import as_policy
 from quatro_env.eval.runner import MatchRunner
@@ -34,10 +35,10 @@ def main() -> None:
     records = [runner.play(m, args.seed, record_views=True) for m in range(args.matches)]
     data = S.decoder_data(records, 0, n)
     holds = np.concatenate(data.y).astype(bool)
-    counts = np.concatenate([S.card_count(e, n) for e in data.eve])
+    counts = np.concatenate([R.card_count(e, n) for e in data.eve])
     print(f"{args.policy}: {holds.size} rows, {int(holds.sum())} holding a quartet")
     for name, rows in (("holding", holds), ("not holding", ~holds)):
-        share = np.bincount(counts[rows], minlength=S.LEDGER_CLIP + 1) / max(int(rows.sum()), 1)
+        share = np.bincount(counts[rows], minlength=R.LEDGER_CLIP + 1) / max(int(rows.sum()), 1)
         print(f"  card count among {name} rows: " + ", ".join(f"{c}: {x:.3f}" for c, x in enumerate(share)))
     lengths = [len(t) for t in data.tick]
     held_at = np.concatenate(data.tick)[holds]

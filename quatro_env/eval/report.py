@@ -185,7 +185,7 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     the view and epochs each decoder was chosen with (``—`` for rows measured before the choice),
     the count-matched Eve and Bob with their gap (``—`` for rows measured before it) and the share of
     quartet rows they compare, and the best response's win rate where one was trained. A † marks a
-    decoder row measured before Eve read the card counts (``secrecy.card_count_features``): its Eve is
+    decoder row measured before Eve read the card counts (``readers.card_count_features``): its Eve is
     a lower bound."""
     exploit = exploit or {}
     lines = [

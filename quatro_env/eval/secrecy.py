@@ -34,6 +34,14 @@ from typing import Any
 
 import numpy as np
 
+from quatro_env.eval.readers import (
+    LEDGER_CLIP,
+    card_count_features,
+    collection_count,
+    keyed_features,
+    ledger_features,
+)
+
 #: ticks at or beyond this share one stratum (as the linear probes' ``round_time`` clip)
 TICK_CLIP = 120
 BOOTSTRAP = 500
@@ -68,7 +76,7 @@ class DecoderData:
 
     keyed: list[np.ndarray]  # [ticks, seats] uint8: seat r's last pulse (Eve's view) is the sign
     ledger: list[np.ndarray]  # [ticks, seats * 5] uint8: public collections (:func:`ledger_features`)
-    counted: list[np.ndarray]  # [ticks, (seats - 1) * 5] uint8: card counts (:func:`card_count_features`)
+    counted: list[np.ndarray]  # [ticks, (seats - 1) * 5] uint8: card counts (``readers``)
 
     @property
     def num_players(self) -> int:
@@ -81,109 +89,6 @@ class DecoderData:
 
     def bob(self, k: int) -> np.ndarray:
         return np.concatenate([self.eve_input(k), self.extra[k], self.keyed[k]], axis=1)
-
-
-#: the ledger counts up to this many copies of one value (more share the last column)
-LEDGER_CLIP = 4
-
-
-def kept_copies(eve: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks, seats, values]: for each seat of Eve's egocentric view, the copies of each card value it
-    has taken less those it placed in public since the round (or a reshuffle, Q20) began, as Eve has
-    seen them tick by tick (Q12: every exchange's cards are public)."""
-    from quatro_env.quatro.cards import num_values
-    from quatro_env.quatro.encoding import ObservationEncoder
-
-    off, v = ObservationEncoder(num_players).offsets, num_values(num_players)
-
-    def per_seat(field: str) -> np.ndarray:  # [ticks, seats, values]: each seat's one-hot ``field``
-        starts = [off[f"seat[{r}].{field}"] for r in range(num_players)]
-        return np.stack([eve[:, at : at + v] for at in starts], axis=1)
-
-    change = per_seat("taken").astype(np.int64) - per_seat("placed").astype(np.int64)
-    kept = np.cumsum(change, axis=0)
-    for t in np.flatnonzero(eve[:, off["table.reshuffled"]]):  # the hands were dealt again at tick t
-        kept[t:] -= kept[t] - change[t]  # count again from this tick's own exchanges
-    return kept
-
-
-def ledger_features(eve: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks, seats * (LEDGER_CLIP + 1)] one-hot: for each seat of Eve's egocentric view, the most
-    copies of one card value it has taken and kept in public (:func:`kept_copies`, 0 to
-    :data:`LEDGER_CLIP`).
-
-    Why: a holder has taken at least two copies of its value in public (Q5 deals no triple). That
-    count alone reads ``cover`` at a time-matched AUC of 0.89 on the yardstick's held-out matches,
-    where the decoder fitted on the one-hot exchange events read 0.64 (and 0.61 given the counts per
-    value, scaled): fitted on a few hundred quartets, it does not learn to count. Like the key for
-    Bob, this is a fixed function of rows Eve already reads (this one and the earlier ones of the
-    round), so it adds nothing an opponent does not see. (The ``ledger`` network of ``baselines/``
-    keeps the same count for a policy, as a torch recurrence; evaluation sits beside it, not above.)"""
-    best = np.clip(kept_copies(eve, num_players).max(axis=2), 0, LEDGER_CLIP)  # [ticks, seats]
-    return np.eye(LEDGER_CLIP + 1, dtype=np.uint8)[best].reshape(len(eve), -1)
-
-
-def collection_count(ledger: np.ndarray) -> np.ndarray:
-    """[ticks]: the measured member's public collection (the last seat of Eve's view, one place
-    counter-clockwise of her): a reader with no fitted weight, reported as ``collection_tm_auc``.
-    (The card counts of :func:`card_count_features` have the same layout: it reads them too.)"""
-    return ledger[:, -(LEDGER_CLIP + 1) :].argmax(axis=1)
-
-
-def seat_card_counts(eve: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks, seats]: for each other seat ``r`` of Eve's egocentric view, the most copies of one value
-    it has taken and kept in public, counting only values of which Eve sees no other copy — not in the
-    center, not in her own hand, not kept in public by another seat — and 0 where there is none (and
-    for Eve herself, seat 0).
-
-    Why: a quartet holds all four copies of its value, so any copy Eve can see elsewhere rules that
-    value out. A card counter with no fitted weight reads every code measured better than the count
-    alone (docs/evaluation.md, "A card counter"). Like the ledger, a fixed function of Eve's own rows
-    (tested): it adds nothing an opponent does not see."""
-    from quatro_env.quatro.cards import num_values
-    from quatro_env.quatro.encoding import ObservationEncoder
-
-    off, v, n = ObservationEncoder(num_players).offsets, num_values(num_players), num_players
-    kept = np.clip(kept_copies(eve, n), 0, None)
-
-    def copies(field: str) -> np.ndarray:  # [ticks, values]: copies of each value in 4 one-hot slots
-        return eve[:, off[field] : off[field] + 4 * v].reshape(len(eve), 4, v).sum(axis=1, dtype=np.int64)
-
-    # Eve's own collection is in her hand already: the others' public collections count apart
-    visible = copies("table.center") + copies("self.hand") + kept[:, 1:].sum(axis=1)
-    out = np.zeros((len(eve), n), np.int64)
-    for r in range(1, n):
-        mine = np.minimum(kept[:, r], LEDGER_CLIP)
-        out[:, r] = np.where(visible - kept[:, r] == 0, mine, 0).max(axis=1)
-    return out
-
-
-def card_count(eve: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks]: the measured member's card count (:func:`seat_card_counts`; the last seat of Eve's view),
-    a reader with no fitted weight, reported as ``card_count_tm_auc`` beside the count alone."""
-    return seat_card_counts(eve, num_players)[:, -1]
-
-
-def card_count_features(eve: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks, (seats - 1) * (LEDGER_CLIP + 1)] one-hot: every other seat's card count, as Eve reads it
-    (one-hot, like the ledger: a fitted decoder does not learn to count from a few hundred quartets)."""
-    counts = seat_card_counts(eve, num_players)[:, 1:]
-    return np.eye(LEDGER_CLIP + 1, dtype=np.uint8)[counts].reshape(len(eve), -1)
-
-
-def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
-    """[ticks, seats]: for each seat of Eve's egocentric view, 1 if its last pulse's emoji is the
-    team sign held in the partner's private block (a function of Bob's two inputs)."""
-    from quatro_env.quatro.cards import NUM_EMOJIS as e
-    from quatro_env.quatro.encoding import ObservationEncoder
-
-    enc = ObservationEncoder(num_players)
-    sign = extra[:, enc.offsets["self.sign"] : enc.offsets["self.sign"] + e].astype(np.int32)
-    out = np.zeros((eve.shape[0], num_players), np.uint8)
-    for r in range(num_players):
-        at = enc.offsets[f"seat[{r}].pulse_emoji"]
-        out[:, r] = (eve[:, at : at + e].astype(np.int32) * sign).sum(axis=1) > 0
-    return out
 
 
 def decoder_data(records: Sequence[dict[str, Any]], slot: int, num_players: int) -> DecoderData:
@@ -466,7 +371,7 @@ def weighted_time_matched_auc(
 
 def count_strata(tick_strata: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Strata of the count-matched AUC: the round tick's stratum and the member's card count
-    (:func:`card_count`, 0 to :data:`LEDGER_CLIP`) together. Pairs then compare a holder only with
+    (``readers.card_count``, 0 to ``LEDGER_CLIP``) together. Pairs then compare a holder only with
     members that look the same to the card counter at the same tick: what the card flow tells, which
     reads every code measured at 0.93 or more, is removed as exactly as the clock."""
     return np.asarray(tick_strata) * (LEDGER_CLIP + 1) + np.clip(counts, 0, LEDGER_CLIP)
@@ -587,8 +492,8 @@ def measure(
 
     Returns the ``secrecy`` block of a report: the time-matched and plain AUCs of Eve and Bob, the
     gap with its bootstrap interval, the clock-only AUC (P(quartet | round tick) from the training
-    rows), the public collection's and the card counter's time-matched AUCs (:func:`collection_count`,
-    :func:`card_count`: no fitted weight), the *count-matched* AUCs of Eve and Bob and their gap
+    rows), the public collection's and the card counter's time-matched AUCs (``readers.collection_count``,
+    ``readers.card_count``: no fitted weight), the *count-matched* AUCs of Eve and Bob and their gap
     (``*_cm_*``: pairs of the same round tick and the same card count of the member, so that the card
     flow, which reads every code at 0.93 or more, is removed as exactly as the clock; ``cm_matched``:
     the share of quartet rows such a pair covers), the sign coverage (share of quartet rows on which

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from quatro_env.bots import HonestBot
+from quatro_env.eval import readers as R
 from quatro_env.eval import secrecy as S
 from quatro_env.eval.policies import as_policy
 from quatro_env.eval.probe import time_matched_auc
@@ -67,10 +68,10 @@ def test_eve_reads_an_opponents_observation_and_bob_exactly_the_partners_extra(n
                 d, g = data.eve[k].shape[1], data.ledger[k].shape[1] + data.counted[k].shape[1]
                 assert np.array_equal(data.eve_input(k), bob[:, : d + g])
                 assert np.array_equal(bob[:, :d], data.eve[k])
-                counts = np.hstack([S.ledger_features(data.eve[k], n), S.card_count_features(data.eve[k], n)])
+                counts = np.hstack([R.ledger_features(data.eve[k], n), R.card_count_features(data.eve[k], n)])
                 assert np.array_equal(bob[:, d : d + g], counts)  # fixed functions of Eve's rows alone
                 assert np.array_equal(bob[:, d + g : d + g + p], data.extra[k])
-                assert np.array_equal(bob[:, d + g + p :], S.keyed_features(data.eve[k], data.extra[k], n))
+                assert np.array_equal(bob[:, d + g + p :], R.keyed_features(data.eve[k], data.extra[k], n))
                 assert bob.shape[1] == d + g + p + n
 
 
@@ -85,11 +86,11 @@ def test_the_ledger_is_each_seats_public_collection_and_shows_every_holder(bot):
     cfg = QuatroConfig(num_players=4, **CFG)
     runner = MatchRunner(cfg, [as_policy(bot), as_policy("counter")], max_rounds=4)
     data = S.decoder_data([runner.play(m, 5, record_views=True) for m in range(4)], 0, 4)
-    view, width = ObservationView(4), S.LEDGER_CLIP + 1
+    view, width = ObservationView(4), R.LEDGER_CLIP + 1
     holder_rows = 0
     for eve, ledger, y in zip(data.eve, data.ledger, data.y, strict=True):
-        counted = S.card_count(eve, 4)
-        per_seat = S.card_count_features(eve, 4).reshape(len(eve), 3, width).argmax(axis=2)
+        counted = R.card_count(eve, 4)
+        per_seat = R.card_count_features(eve, 4).reshape(len(eve), 3, width).argmax(axis=2)
         assert np.array_equal(per_seat[:, 2], counted)  # the member is the last seat
         kept = np.zeros((4, view.v), int)
         for t, row in enumerate(eve):
@@ -100,9 +101,9 @@ def test_the_ledger_is_each_seats_public_collection_and_shows_every_holder(bot):
                 if exchange is not None:
                     kept[r, exchange[0]] += 1
                     kept[r, exchange[1]] -= 1
-            best = np.clip(kept.max(axis=1), 0, S.LEDGER_CLIP)
+            best = np.clip(kept.max(axis=1), 0, R.LEDGER_CLIP)
             assert np.array_equal(ledger[t].reshape(4, width).argmax(axis=1), best)
-            assert S.collection_count(ledger[t : t + 1])[0] == best[3]
+            assert R.collection_count(ledger[t : t + 1])[0] == best[3]
             assert ledger[t].sum() == 4  # one-hot per seat
             assert (per_seat[t] >= 0).all() and (per_seat[t] <= best[1:]).all()  # rules values out, never in
             if y[t]:  # the member is the last seat of Eve's egocentric view
@@ -129,13 +130,13 @@ def test_the_card_counter_rules_out_a_value_eve_sees_elsewhere():
         return out
 
     take2 = [("seat[3].taken", 2)]
-    assert S.card_count(rows(take2, take2, []), 4).tolist() == [1, 2, 2]
-    assert S.card_count(rows(take2, take2, [("table.center", 1 * v + 2)]), 4).tolist() == [1, 2, 0]
-    assert S.card_count(rows(take2, take2, [("self.hand", 3 * v + 2)]), 4).tolist() == [1, 2, 0]
-    assert S.card_count(rows(take2, take2 + [("seat[1].taken", 2)]), 4).tolist() == [1, 0]
-    assert S.card_count(rows(take2, take2, [("seat[3].placed", 2)]), 4).tolist() == [1, 2, 1]
+    assert R.card_count(rows(take2, take2, []), 4).tolist() == [1, 2, 2]
+    assert R.card_count(rows(take2, take2, [("table.center", 1 * v + 2)]), 4).tolist() == [1, 2, 0]
+    assert R.card_count(rows(take2, take2, [("self.hand", 3 * v + 2)]), 4).tolist() == [1, 2, 0]
+    assert R.card_count(rows(take2, take2 + [("seat[1].taken", 2)]), 4).tolist() == [1, 0]
+    assert R.card_count(rows(take2, take2, [("seat[3].placed", 2)]), 4).tolist() == [1, 2, 1]
     # another value seen elsewhere does not matter
-    assert S.card_count(rows(take2, take2 + [("table.center", 4)]), 4).tolist() == [1, 2]
+    assert R.card_count(rows(take2, take2 + [("table.center", 4)]), 4).tolist() == [1, 2]
 
 
 def test_the_card_counter_reads_cover_better_than_the_count_alone():
@@ -147,8 +148,8 @@ def test_the_card_counter_reads_cover_better_than_the_count_alone():
     y = np.concatenate(data.y).astype(bool)
     tick = np.minimum(np.concatenate(data.tick), S.TICK_CLIP)
     ones = np.ones((1, y.size))
-    counted = np.concatenate([S.card_count(e, 4) for e in data.eve])
-    alone = np.concatenate([S.collection_count(g) for g in data.ledger])
+    counted = np.concatenate([R.card_count(e, 4) for e in data.eve])
+    alone = np.concatenate([R.collection_count(g) for g in data.ledger])
     by_card = S.weighted_time_matched_auc(y, counted, tick, ones)[0]
     by_count = S.weighted_time_matched_auc(y, alone, tick, ones)[0]
     assert y.sum() >= 20
