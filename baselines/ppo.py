@@ -56,7 +56,6 @@ from quatro_env.bots.batched import NO_BOT, BatchedBots
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
-COUNTED_STATS = ("points",)  # rollout statistics that are counts (summed over processes), not shares
 
 
 def _first_line(exc: BaseException) -> str:
@@ -630,7 +629,7 @@ class PPOTrainer:
                 if cfg.pool_size and self.update % cfg.snapshot_every == 0:
                     self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
                     self.pool = self.pool[-cfg.pool_size :]
-                rollout_stats, episodes = self._all_processes(self.rollout_stats, self.episodes)
+                rollout_stats, episodes = self.replicas.combine_stats(self.rollout_stats, self.episodes)
                 row = progress_row(
                     update=self.update,
                     agent_steps=self.agent_steps,
@@ -686,20 +685,6 @@ class PPOTrainer:
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)
         return self.history
-
-    def _all_processes(self, stats: dict[str, float], episodes: int) -> tuple[dict[str, float], int]:
-        """The rollout's statistics and the episode count over every process's tables: counts summed,
-        shares averaged (each process's share is over an equal number of tables; a NaN share, nothing
-        to count in that process, is left out)."""
-        if self.replicas.world == 1:
-            return stats, episodes
-        keys = sorted(stats)
-        values = torch.tensor([stats[k] for k in keys] + [episodes], dtype=torch.float64)
-        counted = ~values.isnan()
-        sums = self.replicas.sum(torch.cat([torch.where(counted, values, 0.0), counted.double()]))
-        totals, counts = sums[: len(values)], sums[len(values) :]
-        out = {k: float(totals[i] / (1 if k in COUNTED_STATS else counts[i])) for i, k in enumerate(keys)}
-        return out, int(totals[-1])
 
     def evaluate(self, command: str = "") -> dict[str, float]:
         """Play the current policy against each of ``eval_bots`` through the harness, on the game's

@@ -28,6 +28,8 @@ import torch.distributed as dist
 #: process r's tables and draws are seeded with ``seed + r * RANK_SEED_STRIDE`` (process 0: ``seed``);
 #: far above any ``seed + update`` a curriculum stage's new tables use
 RANK_SEED_STRIDE = 1_000_003
+#: rollout statistics that are counts (summed over processes), not shares (averaged)
+COUNTED_STATS = ("points",)
 
 
 class Replicas:
@@ -65,6 +67,20 @@ class Replicas:
             p.grad = flat[offset : offset + p.numel()].view_as(p)  # a view: flat is this call's own
             offset += p.numel()
         return flat[offset:].view_as(extra)
+
+    def combine_stats(self, stats: dict[str, float], episodes: int) -> tuple[dict[str, float], int]:
+        """Rollout statistics and an episode count over every process's tables: counts
+        (:data:`COUNTED_STATS`) and episodes summed, shares averaged (each process's share is over an
+        equal number of tables; a NaN share, nothing to count in that process, is left out)."""
+        if self.world == 1:
+            return stats, episodes
+        keys = sorted(stats)
+        values = torch.tensor([stats[k] for k in keys] + [episodes], dtype=torch.float64)
+        counted = ~values.isnan()
+        sums = self.sum(torch.cat([torch.where(counted, values, 0.0), counted.double()]))
+        totals, counts = sums[: len(values)], sums[len(values) :]
+        out = {k: float(totals[i] / (1 if k in COUNTED_STATS else counts[i])) for i, k in enumerate(keys)}
+        return out, int(totals[-1])
 
     def stop_requested(self) -> bool:
         """Whether Ctrl-C reached the launcher (every process gets the same answer: all stop together

@@ -146,3 +146,22 @@ def test_a_resume_with_a_process_file_missing_or_out_of_step_is_refused(tmp_path
     with pytest.raises(SystemExit):
         main(["--resume", str(run / "latest.pt")])
     assert "latest.rank1.pt" in capsys.readouterr().err
+
+
+def test_rollout_statistics_combine_counts_summed_and_shares_averaged(monkeypatch):
+    """What process 0 logs for two processes: points and episodes summed, a share averaged, a NaN share
+    (nothing to count in that process) left out of its average. The all-reduce is stood in for by
+    adding process 1's contribution, captured from its own call."""
+    from baselines.replicas import Replicas
+
+    second = Replicas(rank=1, world=2)
+    captured = {}
+    monkeypatch.setattr(second, "sum", lambda t: captured.setdefault("t", t.clone()))
+    second.combine_stats({"points": 1.0, "share": 0.25, "rare": 0.4}, 5)
+    first = Replicas(rank=0, world=2)
+    monkeypatch.setattr(first, "sum", lambda t: t.add_(captured["t"]))
+    stats, episodes = first.combine_stats({"points": 3.0, "share": 0.5, "rare": float("nan")}, 2)
+    assert episodes == 7
+    assert stats == pytest.approx({"points": 4.0, "share": 0.375, "rare": 0.4})
+    alone = Replicas().combine_stats({"points": 3.0}, 2)  # one process: the identity
+    assert alone == ({"points": 3.0}, 2)
