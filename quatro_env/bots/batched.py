@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # torch only for checkpoints: the bot names and kernels need 
     import torch
 
 from quatro_env.bots.basic import CollectorBot
-from quatro_env.bots.listening import CounterBot, EavesdropperBot
+from quatro_env.bots.listening import CounterBot, EavesdropperBot, all_unknown_are
 from quatro_env.bots.signalling import DecoyBot
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS, num_values
@@ -284,29 +284,8 @@ def _eavesdrop(o, seats, act, teams, quiet, run_emoji, run_len, silence_ticks, s
     return -1 if suspect < 0 else act[A_CONTRA1] + suspect - 1
 
 
-@njit(cache=True)
-def _comb(a, b):
-    if b < 0 or b > a:
-        return 0
-    out = 1
-    for i in range(b):
-        out = out * (a - i) // (i + 1)
-    return out
-
-
-@njit(cache=True)
-def _all_unknown_are(m, total, u, w):
-    if u == 0:
-        return 1.0
-    if m < u or total < u:
-        return 0.0
-    if w == 1.0:
-        return _comb(m, u) / _comb(total, u)
-    p, others = 1.0, total - m
-    for i in range(u):
-        good = w * (m - i)
-        p *= good / (good + others)
-    return p
+#: the counter's odds, the reference bot's own function compiled
+_all_unknown_are = njit(cache=True)(all_unknown_are)
 
 
 @njit(cache=True)

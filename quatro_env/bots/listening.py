@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from math import comb
-
 import numpy as np
 
 from quatro_env.bots.signalling import DecoyBot, HonestBot
@@ -180,24 +178,9 @@ class CounterBot(DecoyBot):
             w = self.keep_weight if held and not self.erratic[r] else 1.0
             p = 0.0
             for x in held if held else range(v):
-                p += self._all_unknown_are(unaccounted[x], total, u, w)
+                p += all_unknown_are(unaccounted[x], total, u, w)
             probs[r] = min(1.0, p)
         return probs
-
-    @staticmethod
-    def _all_unknown_are(m: int, total: int, u: int, w: float) -> float:
-        """P(u cards drawn from ``total`` unaccounted ones are all among the ``m`` copies of x)."""
-        if u == 0:
-            return 1.0
-        if m < u or total < u:
-            return 0.0
-        if w == 1.0:
-            return comb(m, u) / comb(total, u)
-        p, others = 1.0, total - m
-        for i in range(u):
-            good = w * (m - i)
-            p *= good / (good + others)
-        return p
 
     def team_probabilities(self, obs: np.ndarray) -> list[float]:
         """P(relative team k holds a quartet now), k = 0 (mine) .. n/2 - 1."""
@@ -220,3 +203,24 @@ class CounterBot(DecoyBot):
         if self.record_quatro and seats[view.partner] >= self.threshold:
             return self.A_QUATRO
         return None
+
+
+def all_unknown_are(m: int, total: int, u: int, w: float) -> float:
+    """P(u cards drawn from ``total`` unaccounted ones are all among the ``m`` copies of x), each copy of
+    x weighted ``w`` against any other card (1: a plain draw). Plain arithmetic, so that the batched
+    bots compile this very function with numba (``bots/batched.py``)."""
+    if u == 0:
+        return 1.0
+    if m < u or total < u:
+        return 0.0
+    if w == 1.0:
+        ways, all_ways = 1, 1  # comb(m, u) and comb(total, u), built exactly in integers
+        for i in range(u):
+            ways = ways * (m - i) // (i + 1)
+            all_ways = all_ways * (total - i) // (i + 1)
+        return ways / all_ways
+    p, others = 1.0, total - m
+    for i in range(u):
+        good = w * (m - i)
+        p *= good / (good + others)
+    return p
