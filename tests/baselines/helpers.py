@@ -57,6 +57,9 @@ def interrupt_a_cli_run(module_args: list[str], ready: Callable[[], bool], pause
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C's default even when the suite itself was started with SIGINT ignored (``nohup``, a
+        # shell's background job): Python turns SIGINT into KeyboardInterrupt only if it is not ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + wait

@@ -181,19 +181,25 @@ def test_a_second_ctrl_c_while_stopping_does_not_cut_the_save_short(cfg, monkeyp
     import os
     import signal
 
-    trainer = PPOTrainer(cfg)
-    interrupt_the_second_update(trainer, monkeypatch)
-    real_export = trainer.export_policy
+    # Python's own Ctrl-C handler, even if the suite was started with SIGINT ignored (``nohup``),
+    # and the suite's own back afterwards
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        trainer = PPOTrainer(cfg)
+        interrupt_the_second_update(trainer, monkeypatch)
+        real_export = trainer.export_policy
 
-    def export_after_a_second_sigint(path, command):
-        os.kill(os.getpid(), signal.SIGINT)  # arrives while the trainer is writing its checkpoint
-        real_export(path, command)
+        def export_after_a_second_sigint(path, command):
+            os.kill(os.getpid(), signal.SIGINT)  # arrives while the trainer is writing its checkpoint
+            real_export(path, command)
 
-    monkeypatch.setattr(trainer, "export_policy", export_after_a_second_sigint)
-    trainer.train(updates=3)
-    assert load_trainer_checkpoint(trainer.run_dir / "latest.pt")["update"] == 1
-    assert (trainer.run_dir / "policy.pt").exists()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        monkeypatch.setattr(trainer, "export_policy", export_after_a_second_sigint)
+        trainer.train(updates=3)
+        assert load_trainer_checkpoint(trainer.run_dir / "latest.pt")["update"] == 1
+        assert (trainer.run_dir / "policy.pt").exists()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_central_critic_run_exports_a_policy_that_loads_and_plays(tmp_path):
