@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from quatro_env.quatro.cards import NUM_EMOJIS, num_values
+from quatro_env.quatro.encoding import ObservationEncoder
+
 #: the ledger counts up to this many copies of one value (more share the last column)
 LEDGER_CLIP = 4
 
@@ -18,8 +21,6 @@ def kept_copies(eve: np.ndarray, num_players: int) -> np.ndarray:
     """[ticks, seats, values]: for each seat of Eve's egocentric view, the copies of each card value it
     has taken less those it placed in public since the round (or a reshuffle, Q20) began, as Eve has
     seen them tick by tick (Q12: every exchange's cards are public)."""
-    from quatro_env.quatro.cards import num_values
-    from quatro_env.quatro.encoding import ObservationEncoder
 
     off, v = ObservationEncoder(num_players).offsets, num_values(num_players)
 
@@ -67,8 +68,6 @@ def seat_card_counts(eve: np.ndarray, num_players: int) -> np.ndarray:
     value out. A card counter with no fitted weight reads every code measured better than the count
     alone (docs/evaluation.md, "A card counter"). Like the ledger, a fixed function of Eve's own rows
     (tested): it adds nothing an opponent does not see."""
-    from quatro_env.quatro.cards import num_values
-    from quatro_env.quatro.encoding import ObservationEncoder
 
     off, v, n = ObservationEncoder(num_players).offsets, num_values(num_players), num_players
     kept = np.clip(kept_copies(eve, n), 0, None)
@@ -101,13 +100,11 @@ def card_count_features(eve: np.ndarray, num_players: int) -> np.ndarray:
 def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
     """[ticks, seats]: for each seat of Eve's egocentric view, 1 if its last pulse's emoji is the
     team sign held in the partner's private block (a function of Bob's two inputs)."""
-    from quatro_env.quatro.cards import NUM_EMOJIS as e
-    from quatro_env.quatro.encoding import ObservationEncoder
 
     enc = ObservationEncoder(num_players)
-    sign = extra[:, enc.offsets["self.sign"] : enc.offsets["self.sign"] + e].astype(np.int32)
+    sign = extra[:, enc.offsets["self.sign"] : enc.offsets["self.sign"] + NUM_EMOJIS].astype(np.int32)
     out = np.zeros((eve.shape[0], num_players), np.uint8)
     for r in range(num_players):
         at = enc.offsets[f"seat[{r}].pulse_emoji"]
-        out[:, r] = (eve[:, at : at + e].astype(np.int32) * sign).sum(axis=1) > 0
+        out[:, r] = (eve[:, at : at + NUM_EMOJIS].astype(np.int32) * sign).sum(axis=1) > 0
     return out
