@@ -99,7 +99,8 @@ def rank_path(path: Path, rank: int) -> Path:
 def launch(world: int, worker: Callable[..., Any], *args: Any) -> Any:
     """Run ``worker(replicas, *args)`` in ``world`` new processes (one per core) and return process 0's
     result. Ctrl-C here is passed on as a request: the processes finish the update they are in, save,
-    and stop together. A process that fails makes the launch fail, naming it (its traceback is printed)."""
+    and stop together. A process that fails makes the launch fail, naming it (its traceback is printed).
+    Keep the result small (a summary): it waits in a pipe (64 KiB) that is read once the processes end."""
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked torch/OpenMP state
     stop, results = context.Event(), context.SimpleQueue()
     with tempfile.TemporaryDirectory(prefix="quatro-replicas-") as rendezvous:
