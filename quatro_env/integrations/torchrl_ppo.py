@@ -106,6 +106,9 @@ def train_ppo(
         frames_per_batch=frames_per_batch,
         total_frames=frames_per_batch * iterations,
         device="cpu",
+        # a feed-forward policy needs no env transforms: the env is used as given (torchrl 0.14 warns
+        # that 0.15 would append an InitTracker by default otherwise)
+        auto_register_policy_transforms=False,
     )
     loss = ClipPPOLoss(
         actor_network=actor, critic_network=critic, clip_epsilon=clip_epsilon, entropy_coeff=entropy_coef
