@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> None:
     for ax in axes.flat:
         ax.set_xlabel("agent-steps (millions)")
         ax.grid(alpha=0.3)
-    axes.flat[0].legend(fontsize=8)
+    drawn = [ax for ax in axes.flat if ax.get_legend_handles_labels()[0]]
+    if drawn:  # the runs' names, on the first panel any of them has a column for
+        drawn[0].legend(fontsize=8)
     fig.suptitle("; ".join(total) + f" (rolling mean of {args.smooth} updates)")
     fig.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
