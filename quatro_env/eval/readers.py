@@ -21,7 +21,6 @@ def kept_copies(eve: np.ndarray, num_players: int) -> np.ndarray:
     """[ticks, seats, values]: for each seat of Eve's egocentric view, the copies of each card value it
     has taken less those it placed in public since the round (or a reshuffle, Q20) began, as Eve has
     seen them tick by tick (Q12: every exchange's cards are public)."""
-
     off, v = ObservationEncoder(num_players).offsets, num_values(num_players)
 
     def per_seat(field: str) -> np.ndarray:  # [ticks, seats, values]: each seat's one-hot ``field``
@@ -68,7 +67,6 @@ def seat_card_counts(eve: np.ndarray, num_players: int) -> np.ndarray:
     value out. A card counter with no fitted weight reads every code measured better than the count
     alone (docs/evaluation.md, "A card counter"). Like the ledger, a fixed function of Eve's own rows
     (tested): it adds nothing an opponent does not see."""
-
     off, v, n = ObservationEncoder(num_players).offsets, num_values(num_players), num_players
     kept = np.clip(kept_copies(eve, n), 0, None)
 
@@ -100,7 +98,6 @@ def card_count_features(eve: np.ndarray, num_players: int) -> np.ndarray:
 def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
     """[ticks, seats]: for each seat of Eve's egocentric view, 1 if its last pulse's emoji is the
     team sign held in the partner's private block (a function of Bob's two inputs)."""
-
     enc = ObservationEncoder(num_players)
     sign = extra[:, enc.offsets["self.sign"] : enc.offsets["self.sign"] + NUM_EMOJIS].astype(np.int32)
     out = np.zeros((eve.shape[0], num_players), np.uint8)
