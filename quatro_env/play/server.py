@@ -122,6 +122,8 @@ class TableServer:
             message = json.loads(text)
         except json.JSONDecodeError as err:
             return {"type": "error", "message": f"not valid JSON: {err.msg}"}
+        except RecursionError:  # e.g. a thousand nested brackets: within the length limit
+            return {"type": "error", "message": "not valid JSON here: nested too deeply"}
         try:
             described = self.table.submit(message)
         except MessageError as err:

@@ -104,6 +104,8 @@ class LiveTable:
         if message.get("type") != "action":
             raise MessageError(f"field 'type': expected 'action', got {message.get('type')!r}")
         kind = message.get("kind")
+        if not isinstance(kind, str):  # a list or an object is not a name (nor hashable)
+            raise MessageError(f"field 'kind': expected an action name such as 'quatro', got {kind!r}")
         if kind in _SIMPLE:
             return self.codec.encode(_SIMPLE[kind])
         if kind == "exchange":

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quatro_env.play.cli import LIVE_DEFAULTS, build_parser, make_config
+from quatro_env.play.server import MAX_MESSAGE_CHARS, TableServer
 from quatro_env.play.table import LiveTable, MessageError
 from quatro_env.quatro.actions import ActionKind
 from quatro_env.quatro.cards import EMOJIS
@@ -22,6 +27,8 @@ def table():
         ("quatro", "JSON object"),
         ({"kind": "quatro"}, "field 'type'"),
         ({"type": "action", "kind": "fly"}, "unknown action 'fly'"),
+        ({"type": "action", "kind": ["quatro"]}, "field 'kind': expected an action name"),  # unhashable
+        ({"type": "action", "kind": {"quatro": 1}}, "field 'kind': expected an action name"),
         ({"type": "action", "kind": "exchange", "hand": 4, "center": 0}, "field 'hand'"),
         ({"type": "action", "kind": "exchange", "hand": 0, "center": True}, "field 'center'"),
         ({"type": "action", "kind": "show_emoji", "emoji": 24}, "field 'emoji'"),
@@ -76,3 +83,48 @@ def test_cli_config_and_loopback_default():
     assert config.tick_seconds == 0.25 and config.round_seconds == 60 and config.reconnect_prob == 0.0
     with pytest.raises(ValueError, match="bot_seats"):
         LiveTable(QuatroConfig(bot_seats=(1,)), 0)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+_ACTION_LIKE = st.fixed_dictionaries(
+    {"type": st.just("action")},
+    optional={
+        "kind": _JSON | st.sampled_from(["quatro", "exchange", "contra", "show_emoji"]),
+        "hand": _JSON,
+        "center": _JSON,
+        "team": _JSON,
+        "emoji": _JSON,
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(message=_JSON | _ACTION_LIKE)
+def test_any_json_message_gets_a_reply_and_never_stops_the_socket(message):
+    """The server's handler answers every text with a reply (queued, or an error naming why); an
+    exception there would end the page's connection (the socket loop does not catch it)."""
+    server = TableServer(
+        LiveTable(QuatroConfig(sign_phase_seconds=0.5, **LIVE_DEFAULTS), 0, "honest", "idle")
+    )
+    reply = server.handle(json.dumps(message))
+    assert reply["type"] in ("queued", "error") and reply.get("message", reply.get("action"))
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("[" * 1000 + "]" * 1000, "nested too deeply"),  # within the length limit, past the parser's depth
+        ("{" * 3, "not valid JSON"),
+        ("x" * (MAX_MESSAGE_CHARS + 1), "too long"),
+        (None, "binary"),
+    ],
+    ids=["deep", "unclosed", "long", "binary"],
+)
+def test_texts_that_are_not_a_message_get_a_named_error(table, text, error):
+    reply = TableServer(table).handle(text)
+    assert reply["type"] == "error" and error in reply["message"]
+    assert table.pending is None
