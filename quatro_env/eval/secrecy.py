@@ -481,6 +481,7 @@ def measure(
     test_fraction: float = 0.3,
     fit: FitConfig | None = None,
     bootstrap: int = BOOTSTRAP,
+    readers_from: DecoderData | None = None,
 ) -> dict[str, Any]:
     """Fit Eve and Bob on the training matches of ``data`` and score them on the held-out ones.
 
@@ -498,8 +499,18 @@ def measure(
     flow, which reads every code at 0.93 or more, is removed as exactly as the clock; ``cm_matched``:
     the share of quartet rows such a pair covers), the sign coverage (share of quartet rows on which
     the member shows the sign), sizes, and the choice (``eve_view``, ``bob_view``, ``epochs``,
-    ``selection``)."""
+    ``selection``).
+
+    ``readers_from``: the same sequences with every input (default ``data``), read for the fixed readers
+    and the count strata. An ablation passes its full data there: with the exchanges zeroed in ``data``,
+    the card counts would read 0 everywhere and the count-matched pairs would silently become
+    time-matched ones."""
     from sklearn.metrics import roc_auc_score
+
+    readers = data if readers_from is None else readers_from
+    same = len(readers.y) == len(data.y) and np.array_equal(readers.match, data.match)
+    if not same or any(len(a) != len(b) for a, b in zip(readers.y, data.y, strict=True)):
+        raise ValueError("readers_from: must hold the same sequences as data (the full data of an ablation)")
 
     fit = fit or FitConfig()
     groups = np.unique(data.match)
@@ -518,10 +529,23 @@ def measure(
         "cm_gap": None,
         "cm_gap_ci95": [None, None],
         "cm_matched": None,
+        "eve_cm_ci95": [None, None],
+        "bob_cm_ci95": [None, None],
         "sign_coverage": None,
         "rows": int(sum(len(y) for y in data.y)),
         "matches": int(groups.size),
-    }
+        "eve_tm_ci95": [None, None],
+        "bob_tm_ci95": [None, None],
+        "test_matches": None,
+        "test_rows": None,
+        "positive_rate": None,
+        "epochs": None,
+        "eve_view": None,
+        "bob_view": None,
+        "selection": None,
+        "eve_ledger": True,
+        "eve_card_count": True,
+    }  # the same keys as a measured block, so that a report reads alike for a team with nothing to decode
     if groups.size < 4:
         return empty
     test_groups = held_out_matches(groups, seed, test_fraction)
@@ -568,9 +592,9 @@ def measure(
     clock_auc = float(roc_auc_score(y_test, rate[strata]))
 
     ones = np.ones((1, y_test.size))
-    collection = np.concatenate([collection_count(data.ledger[i]) for i in test])
+    collection = np.concatenate([collection_count(readers.ledger[i]) for i in test])
     # the member's card count, read off Eve's card-count features (the last seat's one-hot, as the ledger's)
-    counted = np.concatenate([collection_count(data.counted[i]) for i in test])
+    counted = np.concatenate([collection_count(readers.counted[i]) for i in test])
     w = bootstrap_weights(rows_match, bootstrap, seed + 1)
     by_count = count_strata(strata, counted)
     eve_tm, eve_b = _auc_and_draws(y_test, eve, strata, w)

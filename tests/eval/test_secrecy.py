@@ -250,6 +250,9 @@ def test_measure_reports_every_field_and_bob_never_reads_less_than_eve_on_honest
     assert out["matches"] == 24 and out["rows"] > 0
     lo, hi = out["gap_ci95"]
     assert lo <= out["gap"] <= hi
+    # too few matches to hold any out: every figure None, under the same keys (report.json reads alike)
+    empty = S.measure(S.decoder_data(records[:3], 0, 4), seed=0)
+    assert set(empty) == set(out) and empty["eve_tm_auc"] is None and empty["matches"] == 3
 
 
 def _honest_vs_counter(matches: int):
@@ -362,6 +365,22 @@ def test_ablation_groups_zero_exactly_their_fields_and_leave_bob_his_extra():
         assert not cut.ledger[k].any()  # the ledger counts exchanges: it goes with them
         assert no_channel.ledger[k] is data.ledger[k]
         assert not cut.counted[k].any() and no_channel.counted[k] is data.counted[k]  # so do the card counts
+
+
+def test_an_ablation_keeps_the_count_strata_and_the_fixed_readers_of_the_full_data():
+    """Without the exchanges Eve reads no card count, but the rows are still paired by the member's real
+    count (``readers_from``): the readers' figures are the full data's, and the count-matched AUC is
+    not silently the time-matched one. Sequences other than the data's are refused."""
+    data = _honest_vs_counter(24)
+    fit, cut = S.FitConfig(max_epochs=2, select_folds=0, views=("all",)), S.without(data, ["exchanges"], 4)
+    full = S.measure(data, seed=0, fit=fit, bootstrap=20)
+    ablated = S.measure(cut, seed=0, fit=fit, bootstrap=20, readers_from=data)
+    naive = S.measure(cut, seed=0, fit=fit, bootstrap=20)
+    assert ablated["card_count_tm_auc"] == full["card_count_tm_auc"] > 0.8
+    assert ablated["cm_matched"] == full["cm_matched"] < 1
+    assert naive["card_count_tm_auc"] == 0.5 and naive["cm_matched"] == 1  # what the pairing became before
+    with pytest.raises(ValueError, match="readers_from"):
+        S.measure(cut, seed=0, fit=fit, readers_from=_honest_vs_counter(20))
 
 
 @pytest.mark.slow
