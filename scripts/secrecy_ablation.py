@@ -33,6 +33,11 @@ VARIANTS = {
 }
 
 
+def _from_root(path: Path) -> str:
+    root = OUT.parents[3]
+    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("policies", nargs="+")
@@ -73,9 +78,12 @@ def main() -> None:
                 flush=True,
             )
             done["rows"].append(row)
-            done["command"] = f"OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches {args.matches}"
-            if out.resolve() != OUT.resolve():
-                done["command"] += f" --out {out}"
+            done["command"] = (
+                f"OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches {args.matches} "
+                + " ".join(args.policies)
+            )
+            if out.resolve() != OUT.resolve():  # named from the repository's root, where it is run
+                done["command"] += f" --out {_from_root(out)}"
             out.write_text(json.dumps(done, indent=1) + "\n")
 
 
