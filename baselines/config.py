@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -24,7 +23,7 @@ from pydantic import (
 )
 
 from quatro_env.common.cli import one_line_error  # noqa: F401 - the CLI's error line, re-exported
-from quatro_env.common.configs import resolve_config
+from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.quatro.config import QuatroConfig
 
@@ -313,31 +312,3 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
     if path is not None:
         data = read_yaml_mapping(path)
     return TrainConfig(**merge(data, parse_overrides(overrides)))
-
-
-def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
-    """A YAML file's mapping of fields; ValueError naming the file for anything else (missing, a
-    directory, binary, not YAML, not a mapping). ``yaml.safe_load``: a config never builds objects."""
-    try:
-        text = resolve_config(path).read_bytes().decode("utf-8")
-    except FileNotFoundError as exc:  # neither a file nor a shipped config's name
-        raise ValueError(str(exc)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = (
-            "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
-        )
-        raise ValueError(f"config {str(path)!r}: cannot read a YAML text file ({reason})") from None
-    if "\x00" in text:
-        raise ValueError(f"config {str(path)!r}: a binary file, not YAML text")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or type(exc).__name__
-        raise ValueError(f"config {str(path)!r}: not valid YAML{where} ({problem})") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"config {str(path)!r}: a config is a mapping of fields, got {type(data).__name__}")
-    return data

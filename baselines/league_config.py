@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from baselines.config import TrainConfig, read_yaml_mapping
+from baselines.config import TrainConfig
 from quatro_env.common.cli import one_line_error
+from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 
 Role = Literal["main", "main_exploiter", "league_exploiter"]

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 SUFFIX = ".yaml"
 
@@ -36,3 +39,36 @@ def resolve_config(spec: str | Path) -> Path:
         f"config {str(spec)!r}: no such file and no shipped config of that name; "
         f"shipped: {', '.join(shipped_configs()) or 'none'}"
     )
+
+
+def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
+    """A YAML file's mapping of fields; ValueError naming the file for anything else (missing, a
+    directory, binary, not YAML, not a mapping). ``yaml.safe_load``: a config never builds objects."""
+    try:
+        text = resolve_config(path).read_bytes().decode("utf-8")
+    except FileNotFoundError as exc:  # neither a file nor a shipped config's name
+        raise ValueError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = (
+            "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or type(exc).__name__
+        )
+        raise ValueError(f"config {str(path)!r}: cannot read a YAML text file ({reason})") from None
+    if "\x00" in text:
+        raise ValueError(f"config {str(path)!r}: a binary file, not YAML text")
+    try:
+        data = yaml.safe_load(text)
+    except RecursionError:  # e.g. fifty thousand nested brackets: the parser recurses
+        raise ValueError(f"config {str(path)!r}: not valid YAML here (nested too deeply)") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise ValueError(f"config {str(path)!r}: not valid YAML{where} ({problem})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config {str(path)!r}: a config is a mapping of fields, got {type(data).__name__}")
+    named = [key for key in data if not isinstance(key, str)]
+    if named:  # YAML allows ``1: 2``; a field's name is text
+        raise ValueError(f"config {str(path)!r}: a field's name is text, got {named[0]!r}")
+    return data

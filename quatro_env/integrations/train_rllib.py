@@ -25,10 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from quatro_env.common.cli import OneLineParser, int_in
-from quatro_env.common.configs import resolve_config
+from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 
 SECTIONS = ("env", "env_runners", "learners", "training", "model", "run")
@@ -38,9 +36,7 @@ DEFAULT_CONFIG = "rllib_ppo_4p"
 
 def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
     """The config's sections (a shipped name or a YAML path), with ``section.key=value`` overrides."""
-    config = yaml.safe_load(resolve_config(path).read_text()) or {}
-    if not isinstance(config, dict):
-        raise ValueError(f"{path}: a config is a mapping of sections, got {type(config).__name__}")
+    config = read_yaml_mapping(path)  # missing, binary, not YAML or not a mapping: ValueError naming it
     extra = parse_overrides(overrides)
     for item, value in extra.items():
         if not isinstance(value, dict):
@@ -51,6 +47,13 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
     unknown = set(config) - set(SECTIONS)
     if unknown:
         raise ValueError(f"{path}: unknown sections {sorted(unknown)}; known: {list(SECTIONS)}")
+    for section in SECTIONS:
+        entries = config.get(section) or {}
+        if not isinstance(entries, dict):
+            raise ValueError(f"{section} section: a mapping of keys to values, got {type(entries).__name__}")
+        named = [key for key in entries if not isinstance(key, str)]
+        if named:  # the sections are keyword arguments (QuatroConfig, PPOConfig's methods)
+            raise ValueError(f"{section} section: a key is a name (text), got {named[0]!r}")
     sections = {section: dict(config.get(section) or {}) for section in SECTIONS}
     bad = set(sections["run"]) - set(RUN_KEYS)
     if bad:

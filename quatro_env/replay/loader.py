@@ -157,6 +157,8 @@ def read(path: str | Path) -> Replay:
             record = json.loads(line)
         except json.JSONDecodeError as err:
             raise ReplayFormatError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
+        except RecursionError:  # e.g. a hundred thousand nested brackets: the parser recurses
+            raise ReplayFormatError(f"{where}: not valid JSON here (nested too deeply)") from None
         if not isinstance(record, dict):
             raise ReplayFormatError(f"{where}: each line must be a JSON object")
         kind = record.get("type")

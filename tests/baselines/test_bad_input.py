@@ -47,6 +47,8 @@ def _train_fails(argv, capsys) -> str:
         ("num_envs: 0\n", "num_envs: Input should be greater than 0"),
         ("a: [1, 2\nb: 3\n", "not valid YAML at line 2"),
         ("- a list\n", "a config is a mapping of fields, got list"),
+        ("1: 2\n", "a field's name is text, got 1"),  # a keyword argument's name
+        ("env: " + "[" * 5000 + "]" * 5000 + "\n", "not valid YAML here (nested too deeply)"),  # recursion
     ],
 )
 def test_bad_configs_fail_at_start_in_one_line(yaml_text, named, tmp_path, capsys):

@@ -236,7 +236,7 @@ def test_trainer_overrides_are_key_value_and_checked():
         load_config("rllib_ppo_4p", ["trainig.lr=1"])
     with pytest.raises(ValueError, match="run section: unknown keys"):
         load_config("rllib_ppo_4p", ["run.iteration=1"])
-    with pytest.raises(FileNotFoundError, match="shipped: .*rllib_ppo_4p"):
+    with pytest.raises(ValueError, match="shipped: .*rllib_ppo_4p"):
         load_config("no_such_config")
 
 

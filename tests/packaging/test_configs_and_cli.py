@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -75,6 +76,31 @@ def test_overrides_never_run_code():
         parse_overrides(["x=!!python/object/apply:os.system ['echo pwned']"])
     with pytest.raises(ValueError, match="already given a value"):
         parse_overrides(["env=1", "env.num_players=4"])
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("env: [1, 2]\n", "env section: a mapping of keys to values, got list"),
+        ("training: 3\n", "training section: a mapping of keys to values, got int"),
+        ("env: {1: 2}\n", "env section: a key is a name (text), got 1"),
+        ("1: 2\n", "a field's name is text, got 1"),
+        ("a: [1, 2\n", "not valid YAML at line 2"),
+        ("env: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("- env\n", "a config is a mapping of fields, got list"),
+    ],
+)
+def test_the_rllib_trainer_names_what_is_wrong_with_its_config(text, named, tmp_path):
+    """``quatro-train-rllib`` reads its YAML with the same safe reader as ``quatro-train`` (one source);
+    its sections become keyword arguments, so each must be a mapping with names for keys."""
+    from quatro_env.integrations.train_rllib import load_config as load_rllib_config  # no Ray needed
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(named)):
+        load_rllib_config(path)
+    with pytest.raises(ValueError, match="no such file and no shipped config"):
+        load_rllib_config(tmp_path / "missing.yaml")
 
 
 def test_policy_specs_are_not_overrides():

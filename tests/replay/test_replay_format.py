@@ -112,6 +112,8 @@ def _malformed(records, case):
     header = records[0]
     if case == "not json":
         return "{not json\n"
+    if case == "nested too deeply":  # the JSON parser recurses: this line would raise RecursionError
+        return json.dumps(header) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n"
     if case == "header not first":
         records = records[1:]
     elif case == "format":
@@ -139,6 +141,7 @@ def _malformed(records, case):
     ("case", "message"),
     [
         ("not json", "line 1: not valid JSON"),
+        ("nested too deeply", "line 2: not valid JSON here .nested too deeply."),
         ("header not first", "first line must be the header"),
         ("format", "field 'format'"),
         ("version", "version 99 is not supported"),
