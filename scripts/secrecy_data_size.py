@@ -1,5 +1,5 @@
 """How much Eve's figure depends on how many matches she is fitted on (issue 18): a code's Eve/Bob on
-the yardstick's 200 matches with several fit seeds, and on more matches.
+the yardstick's 200 matches with several fit seeds, and on more matches (time-matched and count-matched).
 
 Each policy plays the largest ``--matches`` count against ``counter`` once (the frontier's config,
 seed 0); each smaller count is its first matches. Eve and Bob are fitted with each of ``--fit-seeds``
@@ -49,7 +49,8 @@ def main() -> None:
                         **{
                             k: m[k]
                             for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap")
-                            + ("eve_view", "bob_view", "epochs", "selection")
+                            + ("eve_cm_auc", "eve_cm_ci95", "bob_cm_auc", "cm_gap", "cm_gap_ci95")
+                            + ("cm_matched", "eve_view", "bob_view", "epochs", "selection")
                         },
                         "wall_seconds": round(time.perf_counter() - t0, 1),
                     }
