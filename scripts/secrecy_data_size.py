@@ -30,6 +30,12 @@ def main() -> None:
     p.add_argument("--fit-seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--large-seeds", type=int, nargs="+", default=[0], help="fit seeds above 200 matches")
     p.add_argument("--out", type=Path, default=OUT, help=f"the JSON written (default {OUT.name})")
+    p.add_argument(
+        "--task",
+        choices=("time", "count"),
+        default="time",
+        help="what Eve and Bob are fitted and chosen for (FitConfig.task; default: the headline's)",
+    )
     args = p.parse_args()
     rows = []
     for policy in args.policies:
@@ -39,7 +45,7 @@ def main() -> None:
             data = S.decoder_data(records[:matches], 0, 4)
             for seed in args.fit_seeds if matches <= 200 else args.large_seeds:
                 t0 = time.perf_counter()
-                m = S.measure(data, seed=seed)
+                m = S.measure(data, seed=seed, fit=S.FitConfig(task=args.task))
                 rows.append(
                     {
                         "policy": policy,
@@ -50,7 +56,7 @@ def main() -> None:
                             k: m[k]
                             for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap")
                             + ("eve_cm_auc", "eve_cm_ci95", "bob_cm_auc", "cm_gap", "cm_gap_ci95")
-                            + ("cm_matched", "eve_view", "bob_view", "epochs", "selection")
+                            + ("cm_matched", "eve_view", "bob_view", "epochs", "selection", "fit_task")
                         },
                         "wall_seconds": round(time.perf_counter() - t0, 1),
                     }
@@ -60,6 +66,8 @@ def main() -> None:
     command += (
         f" --matches {' '.join(map(str, args.matches))} --fit-seeds {' '.join(map(str, args.fit_seeds))}"
     )
+    if args.task != "time":
+        command += f" --task {args.task}"
     if args.large_seeds != [0]:
         command += f" --large-seeds {' '.join(map(str, args.large_seeds))}"
     if args.out.resolve() != OUT.resolve():

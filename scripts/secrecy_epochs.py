@@ -36,7 +36,7 @@ def main() -> None:
     test_groups = S.held_out_matches(np.unique(data.match), 0)
     test = np.flatnonzero(np.isin(data.match, test_groups))
     train = np.flatnonzero(~np.isin(data.match, test_groups))
-    strata = np.minimum(np.concatenate([data.tick[i] for i in test]), S.TICK_CLIP)
+    strata = S.task_strata(data, "time")
     fit = S.FitConfig(max_epochs=args.epochs, lr=args.lr)
     rows = []
     for view in args.views:

@@ -34,8 +34,14 @@ from typing import Any
 
 import numpy as np
 
+from quatro_env.eval.matched import (
+    bootstrap_weights,
+    count_strata,
+    matched_share,
+    pair_weights,
+    weighted_time_matched_auc,
+)
 from quatro_env.eval.readers import (
-    LEDGER_CLIP,
     card_count_features,
     collection_count,
     keyed_features,
@@ -208,19 +214,28 @@ def _build_model(input_dim: int, hidden: int, scale: np.ndarray):
     return SequenceDecoder()
 
 
-def _batches(seqs: Sequence[np.ndarray], labels: Sequence[np.ndarray], order: np.ndarray, size: int):
-    """Padded batches ``(x [B, T, D], y [B, T], valid [B, T])`` of the sequences in ``order``."""
+def _batches(
+    seqs: Sequence[np.ndarray],
+    labels: Sequence[np.ndarray],
+    order: np.ndarray,
+    size: int,
+    weights: dict[int, np.ndarray] | None = None,
+):
+    """Padded batches ``(x [B, T, D], y [B, T], valid [B, T], w [B, T])`` of the sequences in
+    ``order`` (``w``: the rows' loss weights, ones without ``weights``)."""
     torch = _torch()
     for start in range(0, len(order), size):
         idx = order[start : start + size]
         t = max(len(labels[i]) for i in idx)
         x = np.zeros((len(idx), t, seqs[idx[0]].shape[1]), np.uint8)
         y = np.zeros((len(idx), t), np.float32)
+        w = np.zeros((len(idx), t), np.float32)
         valid = np.zeros((len(idx), t), bool)
         for row, i in enumerate(idx):
             k = len(labels[i])
             x[row, :k], y[row, :k], valid[row, :k] = seqs[i], labels[i], True
-        yield torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(valid)
+            w[row, :k] = 1.0 if weights is None else weights[i]
+        yield torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(valid), torch.from_numpy(w)
 
 
 #: Eve's candidate input views: the groups of :data:`INPUT_GROUPS` each one zeroes. Any view is a
@@ -257,8 +272,17 @@ class FitConfig:
     #: used 8).
     select_folds: int = 3
     views: tuple[str, ...] = tuple(VIEWS)
+    #: what the decoders are fitted and chosen for. ``"time"`` (the headline): every row in the loss,
+    #: quartet rows weighed up, folds scored time-matched. ``"count"``: the count-matched task — each
+    #: row weighs the pairs it forms in its stratum of round tick × card count (:func:`pair_weights`),
+    #: and the folds score the count-matched AUC. Why: fitted for the time-matched task, a decoder
+    #: spends its fit on the card flow, so its count-matched figure is only a lower bound on what an
+    #: opponent fitting for that task reads.
+    task: str = "time"
 
     def __post_init__(self) -> None:
+        if self.task not in ("time", "count"):
+            raise ValueError(f"task: 'time' or 'count', got {self.task!r}")
         unknown = [v for v in self.views if v not in VIEWS]
         if unknown or not self.views:
             raise ValueError(f"views: a non-empty subset of {list(VIEWS)}, got {list(self.views)}")
@@ -276,10 +300,12 @@ def fit_decoder(
     fit: FitConfig | None = None,
     epochs: int | None = None,
     after_epoch: Callable[[Any, int], None] | None = None,
+    strata: Sequence[np.ndarray] | None = None,
 ):
     """Fit a decoder from scratch on the ``train`` sequences for ``epochs`` (default ``max_epochs``);
     ``after_epoch(model, epoch)`` is called after each (the selection scores it there). Eve and Bob
-    are both fitted this way, with the same seed. (Bob once started from Eve's fitted weights: once
+    are both fitted this way, with the same seed. ``strata`` (per sequence, the rows' strata) is
+    needed by ``fit.task == "count"``. (Bob once started from Eve's fitted weights: once
     Eve had fit the training quartets through the exchanges, his extra columns got almost no
     gradient — ``cover``: Bob 0.82 warm-started, 0.996 from scratch, on the same 200 matches.)"""
     torch = _torch()
@@ -292,12 +318,23 @@ def fit_decoder(
     opt = torch.optim.AdamW(model.parameters(), lr=fit.lr, weight_decay=fit.weight_decay)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
     y_train = np.concatenate([labels[i] for i in train]).astype(bool)
-    # quartet rows are a few per cent: weigh them up to balance the classes (as the linear probes do)
-    pos_weight = torch.tensor(min(50.0, (~y_train).sum() / max(1, y_train.sum())))
+    weights = None
+    if fit.task == "count":  # the pairs of each stratum weigh (both classes alike)
+        if strata is None:
+            raise ValueError("fit_decoder: task 'count' needs the rows' strata")
+        flat = pair_weights(y_train, np.concatenate([strata[i] for i in train]))
+        weights = dict(
+            zip(train, np.split(flat, np.cumsum([len(labels[i]) for i in train])[:-1]), strict=True)
+        )
+    else:  # quartet rows are a few per cent: weigh them up to balance the classes (as the linear probes do)
+        pos_weight = torch.tensor(min(50.0, (~y_train).sum() / max(1, y_train.sum())))
     for epoch in range(1, (epochs or fit.max_epochs) + 1):
         model.train()
-        for x, y, valid in _batches(seqs, labels, rng.permutation(train), fit.batch):
-            loss = bce(model(x)[valid], y[valid], pos_weight=pos_weight)
+        for x, y, valid, w in _batches(seqs, labels, rng.permutation(train), fit.batch, weights):
+            if weights is None:
+                loss = bce(model(x)[valid], y[valid], pos_weight=pos_weight)
+            else:
+                loss = (bce(model(x)[valid], y[valid], reduction="none") * w[valid]).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -312,20 +349,22 @@ def fold_aucs(
     labels: Sequence[np.ndarray],
     fit_part: np.ndarray,
     fold: np.ndarray,
-    strata: np.ndarray,
+    strata: Sequence[np.ndarray],
     seed: int,
     fit: FitConfig,
 ) -> np.ndarray:
-    """[max_epochs]: the time-matched AUC on the ``fold`` sequences (``strata``: their rows' round
-    ticks) of a decoder fitted on ``fit_part``, after each epoch."""
+    """[max_epochs]: the matched AUC on the ``fold`` sequences of a decoder fitted on ``fit_part``,
+    after each epoch (``strata``, per sequence: its rows' strata, :func:`task_strata`)."""
     y = np.concatenate([labels[i] for i in fold]).astype(bool)
+    fold_strata = np.concatenate([strata[i] for i in fold])
     ones = np.ones((1, y.size))
     aucs = np.full(fit.max_epochs, np.nan)
 
     def score(model, epoch: int) -> None:
-        aucs[epoch - 1] = weighted_time_matched_auc(y, predict(model, seqs, labels, fold), strata, ones)[0]
+        scores = predict(model, seqs, labels, fold)
+        aucs[epoch - 1] = weighted_time_matched_auc(y, scores, fold_strata, ones)[0]
 
-    fit_decoder(seqs, labels, fit_part, seed, fit, after_epoch=score)
+    fit_decoder(seqs, labels, fit_part, seed, fit, after_epoch=score, strata=strata)
     return aucs
 
 
@@ -334,55 +373,20 @@ def predict(model, seqs: Sequence[np.ndarray], labels: Sequence[np.ndarray], idx
     torch = _torch()
     out = []
     with torch.no_grad():
-        for x, _, valid in _batches(seqs, labels, idx, 256):
+        for x, _, valid, _ in _batches(seqs, labels, idx, 256):
             out.append(torch.sigmoid(model(x))[valid].numpy())
     return np.concatenate(out) if out else np.zeros(0)
 
 
 # ------------------------------------------------------------------------------ scoring
-def weighted_time_matched_auc(
-    y: np.ndarray, scores: np.ndarray, strata: np.ndarray, weights: np.ndarray
-) -> np.ndarray:
-    """The time-matched AUC under each row of ``weights`` [B, rows] (a row's weight: how many times
-    its match was drawn); ``weights`` of ones gives :func:`~quatro_env.eval.probe.time_matched_auc`.
-    Pairs within a stratum, ties count a half; NaN where no stratum has both classes."""
-    weights = np.atleast_2d(np.asarray(weights, np.float64))
-    scores = np.round(np.asarray(scores, np.float64), 6)
-    y = np.asarray(y, bool)
-    num = np.zeros(weights.shape[0])
-    den = np.zeros(weights.shape[0])
-    for value in np.unique(strata):
-        here = np.flatnonzero(strata == value)
-        pos, neg = here[y[here]], here[~y[here]]
-        if not pos.size or not neg.size:
-            continue
-        levels, inv = np.unique(scores[here], return_inverse=True)
-        onehot = np.zeros((here.size, levels.size))
-        onehot[np.arange(here.size), inv] = 1.0
-        is_pos = y[here]
-        wp = weights[:, pos] @ onehot[is_pos]  # [B, levels]: positive weight at each score level
-        wn = weights[:, neg] @ onehot[~is_pos]
-        below = np.cumsum(wn, axis=1) - wn  # negative weight strictly below each level
-        num += (wp * below).sum(axis=1) + 0.5 * (wp * wn).sum(axis=1)
-        den += wp.sum(axis=1) * wn.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def count_strata(tick_strata: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Strata of the count-matched AUC: the round tick's stratum and the member's card count
-    (``readers.card_count``, 0 to ``LEDGER_CLIP``) together. Pairs then compare a holder only with
-    members that look the same to the card counter at the same tick: what the card flow tells, which
-    reads every code measured at 0.93 or more, is removed as exactly as the clock."""
-    return np.asarray(tick_strata) * (LEDGER_CLIP + 1) + np.clip(counts, 0, LEDGER_CLIP)
-
-
-def matched_share(y: np.ndarray, strata: np.ndarray) -> float:
-    """The share of positive rows whose stratum holds a negative row too: the rows a matched AUC
-    compares (the others form no pair and are left out of it)."""
-    y = np.asarray(y, bool)
-    with_negative = np.unique(strata[~y])
-    return float(np.isin(strata[y], with_negative).mean()) if y.any() else float("nan")
+def task_strata(data: DecoderData, task: str, readers: DecoderData | None = None) -> list[np.ndarray]:
+    """Per sequence, its rows' strata for ``task`` (:class:`FitConfig`): the round tick (``"time"``),
+    or the round tick and the member's card count read off ``readers`` (default ``data``; ``"count"``)."""
+    ticks = [np.minimum(t, TICK_CLIP) for t in data.tick]
+    if task == "time":
+        return ticks
+    readers = data if readers is None else readers
+    return [count_strata(t, collection_count(c)) for t, c in zip(ticks, readers.counted, strict=True)]
 
 
 def _auc_and_draws(
@@ -391,14 +395,6 @@ def _auc_and_draws(
     """The matched AUC over every held-out row, and under each bootstrap draw, in one pass over the strata."""
     both = weighted_time_matched_auc(y, scores, strata, np.vstack([np.ones((1, y.size)), draws]))
     return float(both[0]), both[1:]
-
-
-def bootstrap_weights(groups: np.ndarray, draws: int, seed: int) -> np.ndarray:
-    """[draws, rows]: each draw resamples the distinct ``groups`` (matches) with replacement."""
-    unique, inv = np.unique(groups, return_inverse=True)
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(unique.size, np.full(unique.size, 1.0 / unique.size), size=draws)
-    return counts[:, inv].astype(np.float64)
 
 
 def _ci(values: np.ndarray) -> list[float | None]:
@@ -430,9 +426,12 @@ def cv_curves(
     train: np.ndarray,
     seed: int,
     fit: FitConfig,
+    strata: Sequence[np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
-    """``{candidate: [max_epochs] mean time-matched AUC over the folds after each epoch}``, the folds
-    drawn by match from the ``train`` sequences only (NaN where no fold had both classes)."""
+    """``{candidate: [max_epochs] mean matched AUC over the folds after each epoch}``, the folds
+    drawn by match from the ``train`` sequences only (NaN where no fold had both classes);
+    ``strata``: :func:`task_strata` (default: the time-matched task's)."""
+    strata = task_strata(data, "time") if strata is None else strata
     matches = np.unique(data.match[train])
     fold_of = dict(
         zip(
@@ -445,7 +444,6 @@ def cv_curves(
     per_fold: dict[str, list[np.ndarray]] = {name: [] for name in candidates}
     for f in range(fit.select_folds):
         held, rest = train[folds == f], train[folds != f]
-        strata = np.minimum(np.concatenate([data.tick[i] for i in held]), TICK_CLIP)
         for name, seqs in candidates.items():
             per_fold[name].append(fold_aucs(seqs, data.y, rest, held, strata, seed, fit))
     with warnings.catch_warnings():  # a fold without both classes scores NaN; the others decide
@@ -459,11 +457,12 @@ def cross_validate(
     train: np.ndarray,
     seed: int,
     fit: FitConfig,
+    strata: Sequence[np.ndarray] | None = None,
 ) -> dict[str, tuple[float, int]]:
     """``{candidate: (best mean AUC over the folds, its epoch)}`` (:func:`cv_curves`; ties keep the
     earlier epoch)."""
     out = {}
-    for name, mean in cv_curves(candidates, data, train, seed, fit).items():
+    for name, mean in cv_curves(candidates, data, train, seed, fit, strata).items():
         mean = np.where(np.isfinite(mean), mean, -np.inf)
         out[name] = (float(mean.max()), int(mean.argmax()) + 1)
     return out
@@ -499,7 +498,7 @@ def measure(
     flow, which reads every code at 0.93 or more, is removed as exactly as the clock; ``cm_matched``:
     the share of quartet rows such a pair covers), the sign coverage (share of quartet rows on which
     the member shows the sign), sizes, and the choice (``eve_view``, ``bob_view``, ``epochs``,
-    ``selection``).
+    ``selection``, ``fit_task``: the task of ``fit.task`` the decoders were fitted and chosen for).
 
     ``readers_from``: the same sequences with every input (default ``data``), read for the fixed readers
     and the count strata. An ablation passes its full data there: with the exchanges zeroed in ``data``,
@@ -545,6 +544,7 @@ def measure(
         "selection": None,
         "eve_ledger": True,
         "eve_card_count": True,
+        "fit_task": fit.task,
     }  # the same keys as a measured block, so that a report reads alike for a team with nothing to decode
     if groups.size < 4:
         return empty
@@ -561,11 +561,12 @@ def measure(
     eve_seqs = {v: [d.eve_input(k) for k in range(len(y_all))] for v, d in views.items()}
     bob_seqs = {f"{v} + partner": [d.bob(k) for k in range(len(y_all))] for v, d in views.items()}
     epochs = {"eve": fit.max_epochs, "bob": fit.max_epochs}
+    fit_strata = task_strata(data, fit.task, readers)
     eve_view, bob_view, selection = fit.views[0], f"{fit.views[0]} + partner", None
     if fit.select_folds:
-        eve_cv = cross_validate(eve_seqs, data, train, seed, fit)
+        eve_cv = cross_validate(eve_seqs, data, train, seed, fit, fit_strata)
         eve_view = _choose(eve_cv)
-        bob_cv = cross_validate(bob_seqs, data, train, seed, fit)
+        bob_cv = cross_validate(bob_seqs, data, train, seed, fit, fit_strata)
         bob_cv[EVES_DECODER] = eve_cv[eve_view]
         bob_view = _choose(bob_cv)
         epochs = {"eve": eve_cv[eve_view][1], "bob": bob_cv[bob_view][1]}
@@ -574,12 +575,12 @@ def measure(
             "eve": {v: [_r(a), e] for v, (a, e) in eve_cv.items()},
             "bob": {v: [_r(a), e] for v, (a, e) in bob_cv.items()},
         }
-    eve_model = fit_decoder(eve_seqs[eve_view], y_all, train, seed, fit, epochs["eve"])
+    eve_model = fit_decoder(eve_seqs[eve_view], y_all, train, seed, fit, epochs["eve"], strata=fit_strata)
     eve = predict(eve_model, eve_seqs[eve_view], y_all, test)
     if bob_view == EVES_DECODER:
         bob = eve
     else:
-        bob_model = fit_decoder(bob_seqs[bob_view], y_all, train, seed, fit, epochs["bob"])
+        bob_model = fit_decoder(bob_seqs[bob_view], y_all, train, seed, fit, epochs["bob"], strata=fit_strata)
         bob = predict(bob_model, bob_seqs[bob_view], y_all, test)
     strata = np.minimum(np.concatenate([data.tick[i] for i in test]), TICK_CLIP)
     rows_match = np.concatenate([np.full(len(y_all[i]), data.match[i]) for i in test])
@@ -634,6 +635,7 @@ def measure(
         "selection": selection,
         "eve_ledger": True,  # Eve also read each seat's public collection (rows measured before: absent)
         "eve_card_count": True,  # ... and each seat's card count (rows measured before: absent)
+        "fit_task": fit.task,  # what the decoders were fitted and chosen for (FitConfig.task)
     }
 
 

@@ -367,6 +367,45 @@ def test_ablation_groups_zero_exactly_their_fields_and_leave_bob_his_extra():
         assert not cut.counted[k].any() and no_channel.counted[k] is data.counted[k]  # so do the card counts
 
 
+def test_pair_weights_weigh_each_stratums_pairs_and_nothing_else():
+    """The count task's loss weights: in each stratum the quartet rows together weigh what its
+    non-quartet rows weigh, in proportion to the pairs the stratum forms (as the matched AUC counts
+    them); a one-class stratum weighs nothing; the mean weight is 1."""
+    rng = np.random.default_rng(5)
+    strata = rng.integers(0, 30, 3000)
+    y = rng.random(3000) < 0.2
+    y[strata == 0], y[strata == 1] = True, False  # two one-class strata
+    w = S.pair_weights(y, strata)
+    assert w.mean() == pytest.approx(1.0) and not w[np.isin(strata, [0, 1])].any()
+    pairs = {k: y[strata == k].sum() * (~y[strata == k]).sum() for k in range(2, 30)}
+    for k, p in pairs.items():
+        here = strata == k
+        expected = p / sum(pairs.values()) * w.sum() / 2
+        assert w[here & y].sum() == pytest.approx(expected) and w[here & ~y].sum() == pytest.approx(expected)
+    assert not S.pair_weights(np.zeros(4, bool), np.arange(4)).any()  # no pair at all: no weight, no NaN
+
+
+def test_decoders_fitted_for_the_count_matched_task():
+    """``FitConfig(task="count")``: the view and epochs are chosen on the folds' count-matched AUC
+    (strata of round tick and the member's card count) and the report names the task; the default
+    stays the time-matched task. A bad task, or a count fit without strata, is refused by name."""
+    data = _honest_vs_counter(24)
+    fit = S.FitConfig(max_epochs=2, task="count")
+    out = S.measure(data, seed=0, fit=fit, bootstrap=20)
+    assert out["fit_task"] == "count" and out["eve_cm_auc"] is not None
+    train = np.flatnonzero(~np.isin(data.match, S.held_out_matches(np.unique(data.match), 0)))
+    eve_seqs = {v: [S.in_view(data, v).eve_input(k) for k in range(len(data.y))] for v in fit.views}
+    by_count = S.cross_validate(eve_seqs, data, train, 0, fit, S.task_strata(data, "count"))
+    by_time = S.cross_validate(eve_seqs, data, train, 0, fit, S.task_strata(data, "time"))
+    assert {v: [round(a, 4), e] for v, (a, e) in by_count.items()} == out["selection"]["eve"]
+    assert by_count != by_time  # the strata reach the choice
+    assert S.measure(data, seed=0, fit=S.FitConfig(max_epochs=2), bootstrap=20)["fit_task"] == "time"
+    with pytest.raises(ValueError, match="task"):
+        S.FitConfig(task="counts")
+    with pytest.raises(ValueError, match="strata"):
+        S.fit_decoder([d for d in eve_seqs["all"]], data.y, train, 0, fit)
+
+
 def test_an_ablation_keeps_the_count_strata_and_the_fixed_readers_of_the_full_data():
     """Without the exchanges Eve reads no card count, but the rows are still paired by the member's real
     count (``readers_from``): the readers' figures are the full data's, and the count-matched AUC is
