@@ -14,6 +14,7 @@ says what that one view reads; the yardstick itself chooses among views (``secre
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -44,24 +45,31 @@ def main() -> None:
     p.add_argument("--matches", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=OUT, help=f"the JSON kept (default {OUT.name})")
+    p.add_argument(
+        "--task",
+        choices=("time", "count"),
+        default="time",
+        help="what each variant's Eve and Bob are fitted for (FitConfig.task; default: the headline's)",
+    )
     args = p.parse_args()
-    out = args.out
+    out, fit = args.out, dataclasses.replace(FIXED, task=args.task)
     done = json.loads(out.read_text()) if out.exists() else {"rows": []}
-    have = {(r["policy"], r["variant"]) for r in done["rows"]}
+    have = {(r["policy"], r["variant"], r.get("fit_task", "time")) for r in done["rows"]}
     for policy in args.policies:
         runner = match_runner(policy)
         records = [runner.play(m, args.seed, record_views=True) for m in range(args.matches)]
         data = S.decoder_data(records, 0, 4)
         for variant, groups in VARIANTS.items():
-            if (policy, variant) in have:
+            if (policy, variant, args.task) in have:
                 continue
             t0 = time.perf_counter()
-            m = S.measure(S.without(data, groups, 4), seed=args.seed, fit=FIXED, readers_from=data)
+            m = S.measure(S.without(data, groups, 4), seed=args.seed, fit=fit, readers_from=data)
             row = {
                 "policy": policy,
                 "variant": variant,
                 "dropped": list(groups),
                 "matches": args.matches,
+                "fit_task": args.task,
                 **{
                     k: m[k]
                     for k in ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "bob_tm_ci95", "gap", "gap_ci95")
@@ -82,6 +90,8 @@ def main() -> None:
                 f"OMP_NUM_THREADS=1 python scripts/secrecy_ablation.py --matches {args.matches} "
                 + " ".join(args.policies)
             )
+            if args.task != "time":
+                done["command"] += f" --task {args.task}"
             if out.resolve() != OUT.resolve():  # named from the repository's root, where it is run
                 done["command"] += f" --out {_from_root(out)}"
             out.write_text(json.dumps(done, indent=1) + "\n")
