@@ -47,7 +47,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=OUT, help=f"the JSON kept (default {OUT.name})")
     p.add_argument(
         "--task",
-        choices=("time", "count"),
+        choices=S.FIT_TASKS,
         default="time",
         help="what each variant's Eve and Bob are fitted for (FitConfig.task; default: the headline's)",
     )

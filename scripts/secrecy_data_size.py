@@ -32,7 +32,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=OUT, help=f"the JSON written (default {OUT.name})")
     p.add_argument(
         "--task",
-        choices=("time", "count"),
+        choices=S.FIT_TASKS,
         default="time",
         help="what Eve and Bob are fitted and chosen for (FitConfig.task; default: the headline's)",
     )

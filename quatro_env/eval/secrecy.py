@@ -248,6 +248,8 @@ VIEWS: dict[str, tuple[str, ...]] = {
     "no exchanges": ("exchanges",),
     "neither": ("channel", "exchanges"),
 }
+#: the tasks a decoder can be fitted and chosen for (:attr:`FitConfig.task`)
+FIT_TASKS = ("time", "count")
 #: the name of Bob's candidate that is Eve's own chosen decoder (he knows everything she knows)
 EVES_DECODER = "Eve's decoder"
 
@@ -281,8 +283,8 @@ class FitConfig:
     task: str = "time"
 
     def __post_init__(self) -> None:
-        if self.task not in ("time", "count"):
-            raise ValueError(f"task: 'time' or 'count', got {self.task!r}")
+        if self.task not in FIT_TASKS:
+            raise ValueError(f"task: one of {list(FIT_TASKS)}, got {self.task!r}")
         unknown = [v for v in self.views if v not in VIEWS]
         if unknown or not self.views:
             raise ValueError(f"views: a non-empty subset of {list(VIEWS)}, got {list(self.views)}")
