@@ -492,3 +492,17 @@ def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path)
     exploit = {"ppo_1": {"win_rate": 0.6, "win_ci95": [0.5, 0.7]}}
     path = secrecy_frontier(rows, exploit, tmp_path / "frontier.png")
     assert path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_report_layout_in_the_docs_names_every_key_of_the_secrecy_block():
+    """docs/evaluation.md's report layout lists each key ``measure`` writes (it had missed the
+    count-matched ones): a key added to the block without the docs fails here."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text()
+    layout = text[
+        text.index("with --decoders (evaluate only)") : text.index('"Secrecy, measured by Eve and Bob")')
+    ]
+    block = S.measure(_honest_vs_counter(3), seed=0)  # too few matches to fit: the keys alone
+    missing = [key for key in block if key not in layout]
+    assert not missing, f"docs/evaluation.md's report layout lacks {missing}"
