@@ -563,7 +563,8 @@ def measure(
     eve_seqs = {v: [d.eve_input(k) for k in range(len(y_all))] for v, d in views.items()}
     bob_seqs = {f"{v} + partner": [d.bob(k) for k in range(len(y_all))] for v, d in views.items()}
     epochs = {"eve": fit.max_epochs, "bob": fit.max_epochs}
-    fit_strata = task_strata(data, fit.task, readers)
+    count_s = task_strata(data, "count", readers)
+    fit_strata = count_s if fit.task == "count" else task_strata(data, fit.task, readers)
     eve_view, bob_view, selection = fit.views[0], f"{fit.views[0]} + partner", None
     if fit.select_folds:
         eve_cv = cross_validate(eve_seqs, data, train, seed, fit, fit_strata)
@@ -584,7 +585,10 @@ def measure(
     else:
         bob_model = fit_decoder(bob_seqs[bob_view], y_all, train, seed, fit, epochs["bob"], strata=fit_strata)
         bob = predict(bob_model, bob_seqs[bob_view], y_all, test)
-    strata = np.minimum(np.concatenate([data.tick[i] for i in test]), TICK_CLIP)
+    # the held-out rows' strata for both tasks: the headline is time-matched, its companion count-matched
+    time_s = task_strata(data, "time")
+    strata = np.concatenate([time_s[i] for i in test])
+    by_count = np.concatenate([count_s[i] for i in test])
     rows_match = np.concatenate([np.full(len(y_all[i]), data.match[i]) for i in test])
 
     # the clock alone: P(quartet | round tick) on the training rows, scored on the held-out rows
@@ -599,7 +603,6 @@ def measure(
     # the member's card count, read off Eve's card-count features (the last seat's one-hot, as the ledger's)
     counted = np.concatenate([collection_count(readers.counted[i]) for i in test])
     w = bootstrap_weights(rows_match, bootstrap, seed + 1)
-    by_count = count_strata(strata, counted)
     eve_tm, eve_b = _auc_and_draws(y_test, eve, strata, w)
     bob_tm, bob_b = _auc_and_draws(y_test, bob, strata, w)
     eve_cm, eve_cm_b = _auc_and_draws(y_test, eve, by_count, w)
