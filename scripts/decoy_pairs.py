@@ -1,0 +1,150 @@
+"""Can decoy pairs hide a quartet from the card counter? An experiment on the estimate in
+docs/evaluation.md, "Where `cover` stands against the card counter" (issues 18, 19).
+
+The card counter (``readers.card_count``) reads a member as a holder when it keeps two public copies of a
+value the opponent sees nowhere else. A holder has always taken two copies in public (Q5 deals no
+triple, Q12), so the only way to blur it is for non-holders to show the same thing. The docs estimate
+that members who build such *decoy pairs* without knowing where the other copies lie bring this reader
+to about 0.67-0.79 time-matched at best. ``DecoyCover`` tests that: the keyed split cover
+(``cover:split=true``) whose neutral swaps, instead of avoiding pairs, build and keep a public pair of a
+value other than the target that the center does not show. It is an experiment, not a shipped bot:
+it lives here, with the measurement it was built for.
+
+For each code the script plays ``--matches`` matches against ``counter`` (the card counter's config,
+``scripts/card_count.py``), and prints its win rate, the share of each card count among holding and
+non-holding rows, and the card counter's time-matched AUC on the yardstick's held-out matches (with the
+match-bootstrap interval of ``secrecy.measure``) and on every match. With ``--eve`` the fitted Eve and
+Bob of ``secrecy.measure`` are fitted on the same matches too (minutes a code). Results:
+``docs/results/secrecy/decoy_pairs.json``.
+
+    OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from baselines.exploit import EVAL_CONFIG, EVAL_MAX_ROUNDS
+from quatro_env.bots import CoverBot
+from quatro_env.eval import readers as R
+from quatro_env.eval import secrecy as S
+from quatro_env.eval.policies import PolicySpec, as_policy
+from quatro_env.eval.runner import MatchRunner
+from quatro_env.quatro import QuatroConfig
+
+OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "decoy_pairs.json"
+PLAYERS = 4
+
+
+class DecoyCover(CoverBot):
+    """``cover:split=true`` whose neutral swaps build a *decoy pair*: two public copies of a value other
+    than the target, kept while the real collection goes on in the other two slots."""
+
+    split = True
+
+    def _neutral_exchange(self, obs: np.ndarray) -> int:
+        hand, center = self.view.hand(obs), self.view.center(obs)
+        if len(hand) != 4 or len(center) != 4:
+            return 0
+        counts = np.bincount(hand, minlength=self.view.v)
+        in_center = np.bincount(center, minlength=self.view.v)
+        target = self.target if self.target is not None else int(np.argmax(counts))
+        mine = self.kept[0]  # values I took less those I placed this round (what the counter counts)
+        half = self._my_half(obs)
+        takes = [c for c in range(4) if center[c] != target]
+        if not takes:
+            return 0
+
+        def take_rank(c: int) -> tuple[bool, bool, bool, bool]:
+            x = center[c]
+            # a second public copy of a value I still keep; then a value the center shows once only (so
+            # the pair it starts is one the opponent cannot rule out); then my half; then one I hold none of
+            second = mine[x] >= 1 and counts[x] >= 1
+            return not second, in_center[x] > 1, c not in half, bool(counts[x] > 0)
+
+        take = min(takes, key=take_rank)
+        decoy = center[take]
+        gives = [h for h in range(4) if hand[h] not in (target, decoy)]
+        if not gives:
+            return 0
+        # give what I keep least of in public, then what I hold fewest of
+        give = min(gives, key=lambda h: (mine[hand[h]] > 0, counts[hand[h]], h))
+        return self.exchange_action(give, take)
+
+
+#: the keyed split cover and its decoy variant, each at the default beat (two exchanges a pulse) and at
+#: six (more exchanges, so more chances to build a pair before a quartet forms)
+CODES = {
+    "cover:split=true": as_policy("cover:split=true"),
+    "cover:split=true,beats=6": as_policy("cover:split=true,beats=6"),
+    "decoy_cover": as_policy(DecoyCover, label="decoy_cover"),
+    "decoy_cover:beats=6": PolicySpec("decoy_cover:beats=6", "factory", DecoyCover, (("beats", 6),)),
+}
+
+
+def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
+    """Win rate, card-count shares and the card counter's time-matched AUC of one code against counter."""
+    lineup = [CODES[name], as_policy("counter")]
+    runner = MatchRunner(QuatroConfig(num_players=PLAYERS, **EVAL_CONFIG), lineup, max_rounds=EVAL_MAX_ROUNDS)
+    t0 = time.perf_counter()
+    records = [runner.play(m, seed, record_views=True) for m in range(matches)]
+    wins = [any(r["team_slot"][t] == 0 for t in r["winners"]) for r in records]  # a draw is not a win
+    data = S.decoder_data(records, 0, PLAYERS)
+    holds = np.concatenate(data.y).astype(bool)
+    counted = [R.card_count(e, PLAYERS) for e in data.eve]
+    flat = np.concatenate(counted)
+    row: dict = {"code": name, "matches": matches, "win_rate": round(float(np.mean(wins)), 3)}
+    row["rows"], row["quartet_rows"] = int(holds.size), int(holds.sum())
+    for label, keep in (("holding", holds), ("not_holding", ~holds)):
+        share = np.bincount(flat[keep], minlength=R.LEDGER_CLIP + 1) / max(int(keep.sum()), 1)
+        row[f"card_count_share_{label}"] = [round(float(x), 3) for x in share]
+    test = np.isin(data.match, S.held_out_matches(np.unique(data.match), seed, 0.3))
+    for part, keep in (("held_out", test), ("all", np.ones_like(test))):
+        idx = np.flatnonzero(keep)
+        y = np.concatenate([data.y[i] for i in idx]).astype(bool)
+        tick = np.minimum(np.concatenate([data.tick[i] for i in idx]), S.TICK_CLIP)
+        s = np.concatenate([counted[i] for i in idx])
+        row[f"{part}_card_counter"] = round(
+            float(S.weighted_time_matched_auc(y, s, tick, np.ones((1, y.size)))[0]), 3
+        )
+        if part == "held_out":
+            group = np.concatenate([np.full(len(data.y[i]), data.match[i]) for i in idx])
+            aucs = S.weighted_time_matched_auc(y, s, tick, S.bootstrap_weights(group, S.BOOTSTRAP, seed + 1))
+            row["held_out_card_counter_ci95"] = [round(float(x), 3) for x in np.percentile(aucs, [2.5, 97.5])]
+    if eve:
+        keys = ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "gap", "eve_cm_auc", "eve_cm_ci95", "bob_cm_auc",
+                "cm_gap", "cm_gap_ci95", "card_count_tm_auc", "eve_view", "epochs")  # fmt: skip
+        report = S.measure(data, seed)
+        row["secrecy"] = {k: report.get(k) for k in keys}
+    row["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    return row
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("codes", nargs="*", default=list(CODES), help=f"default: all of {list(CODES)}")
+    p.add_argument("--matches", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--eve", action="store_true", help="also fit Eve and Bob (secrecy.measure) on the matches")
+    args = p.parse_args()
+    unknown = [c for c in args.codes if c not in CODES]
+    if unknown:
+        p.error(f"unknown code(s) {unknown}; known: {list(CODES)}")
+    done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
+    rows = {(r["code"], r["matches"], "secrecy" in r): r for r in done["rows"]}
+    for name in args.codes:
+        row = measure_code(name, args.matches, args.seed, args.eve)
+        rows[(name, args.matches, args.eve)] = row
+        print(json.dumps(row))
+        done = {"command": "OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches N [--eve]",
+                "rows": list(rows.values())}  # fmt: skip
+        OUT.write_text(json.dumps(done, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
