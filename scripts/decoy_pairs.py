@@ -11,11 +11,11 @@ value other than the target that the center does not show. It is an experiment, 
 it lives here, with the measurement it was built for.
 
 For each code the script plays ``--matches`` matches against ``counter`` (the card counter's config,
-``scripts/card_count.py``), and prints its win rate, the share of each card count among holding and
-non-holding rows, and the card counter's time-matched AUC on the yardstick's held-out matches (with the
-match-bootstrap interval of ``secrecy.measure``) and on every match. With ``--eve`` the fitted Eve and
-Bob of ``secrecy.measure`` are fitted on the same matches too (minutes a code). Results:
-``docs/results/secrecy/decoy_pairs.json``.
+``scripts/card_count.py``) and prints: its win rate; the share of each card count among holding and
+non-holding rows; who ends the rounds (each side's calls); and the card counter's time-matched AUC on
+the yardstick's held-out matches (with the match-bootstrap interval of ``secrecy.measure``) and on every
+match. With ``--eve`` the fitted Eve and Bob of ``secrecy.measure`` are fitted on the same matches too
+(minutes a code). Results: ``docs/results/secrecy/decoy_pairs.json``.
 
     OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve]
 """
@@ -100,6 +100,13 @@ def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
     flat = np.concatenate(counted)
     row: dict = {"code": name, "matches": matches, "win_rate": round(float(np.mean(wins)), 3)}
     row["rows"], row["quartet_rows"] = int(holds.size), int(holds.sum())
+    # who ends the rounds: per side, [«Quatro» made, right, «Contra» made, right] over every match
+    calls = {side: np.zeros(4, np.int64) for side in ("code", "counter")}
+    for r in records:
+        for team, slot in enumerate(r["team_slot"]):
+            calls["code" if slot == 0 else "counter"] += np.asarray(r["calls"][team])
+    row["rounds"] = int(sum(r["rounds"] for r in records))
+    row.update({f"calls_{side}": c.tolist() for side, c in calls.items()})
     for label, keep in (("holding", holds), ("not_holding", ~holds)):
         share = np.bincount(flat[keep], minlength=R.LEDGER_CLIP + 1) / max(int(keep.sum()), 1)
         row[f"card_count_share_{label}"] = [round(float(x), 3) for x in share]
