@@ -563,8 +563,8 @@ def measure(
     eve_seqs = {v: [d.eve_input(k) for k in range(len(y_all))] for v, d in views.items()}
     bob_seqs = {f"{v} + partner": [d.bob(k) for k in range(len(y_all))] for v, d in views.items()}
     epochs = {"eve": fit.max_epochs, "bob": fit.max_epochs}
-    count_s = task_strata(data, "count", readers)
-    fit_strata = count_s if fit.task == "count" else task_strata(data, fit.task, readers)
+    strata_of = {task: task_strata(data, task, readers) for task in FIT_TASKS}  # per sequence
+    fit_strata = strata_of[fit.task]
     eve_view, bob_view, selection = fit.views[0], f"{fit.views[0]} + partner", None
     if fit.select_folds:
         eve_cv = cross_validate(eve_seqs, data, train, seed, fit, fit_strata)
@@ -586,9 +586,8 @@ def measure(
         bob_model = fit_decoder(bob_seqs[bob_view], y_all, train, seed, fit, epochs["bob"], strata=fit_strata)
         bob = predict(bob_model, bob_seqs[bob_view], y_all, test)
     # the held-out rows' strata for both tasks: the headline is time-matched, its companion count-matched
-    time_s = task_strata(data, "time")
-    strata = np.concatenate([time_s[i] for i in test])
-    by_count = np.concatenate([count_s[i] for i in test])
+    strata = np.concatenate([strata_of["time"][i] for i in test])
+    by_count = np.concatenate([strata_of["count"][i] for i in test])
     rows_match = np.concatenate([np.full(len(y_all[i]), data.match[i]) for i in test])
 
     # the clock alone: P(quartet | round tick) on the training rows, scored on the held-out rows
