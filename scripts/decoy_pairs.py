@@ -41,11 +41,34 @@ OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "de
 PLAYERS = 4
 
 
-class DecoyCover(CoverBot):
-    """``cover:split=true`` whose neutral swaps build a *decoy pair*: two public copies of a value other
-    than the target, kept while the real collection goes on in the other two slots."""
+#: per member and round, the exchanges it tried (refused ones included); filled by :class:`CountsTries`
+TRIES: list[list[int]] = []
+
+
+class CountsTries:
+    """Mixed into a code: counts each member's exchange tries per round into :data:`TRIES` (the rounds
+    leave a member about two: the reason the decoys barely form)."""
+
+    def new_round(self, obs: np.ndarray) -> None:
+        self._tries = [0]
+        TRIES.append(self._tries)
+        super().new_round(obs)
+
+    def play(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        action = super().play(obs, mask)
+        self._tries[0] += self.A_EXCHANGE0 <= action < self.A_EXCHANGE0 + 16  # exchange(h, c): 4 x 4
+        return action
+
+
+class SplitCover(CountsTries, CoverBot):
+    """``cover:split=true``, counted."""
 
     split = True
+
+
+class DecoyCover(SplitCover):
+    """``cover:split=true`` whose neutral swaps build a *decoy pair*: two public copies of a value other
+    than the target, kept while the real collection goes on in the other two slots."""
 
     def _neutral_exchange(self, obs: np.ndarray) -> int:
         hand, center = self.view.hand(obs), self.view.center(obs)
@@ -77,13 +100,39 @@ class DecoyCover(CoverBot):
         return self.exchange_action(give, take)
 
 
-#: the keyed split cover and its decoy variant, each at the default beat (two exchanges a pulse) and at
+class GuardedDecoyCover(DecoyCover):
+    """:class:`DecoyCover` whose collecting exchanges also spare the decoy copies: a collector gives away
+    what it holds fewest of, which is often a decoy copy."""
+
+    def collect(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        return self._spare_decoy(obs, super().collect(obs, mask))
+
+    def _spare_decoy(self, obs: np.ndarray, action: int) -> int:
+        """``action`` (an exchange or 0) giving another card if it gives a copy I keep in public and a
+        card of neither the target nor a kept value can go instead."""
+        if not action or not hasattr(self, "kept"):  # before the first round: nothing kept
+            return action
+        give, take = divmod(action - self.A_EXCHANGE0, 4)
+        hand, mine = self.view.hand(obs), self.kept[0]
+        if mine[hand[give]] <= 0:
+            return action
+        spare = [h for h in range(4) if hand[h] != self.target and mine[hand[h]] <= 0]
+        return self.exchange_action(spare[0], take) if spare else action
+
+
+def _code(label: str, bot: type, **options: int) -> PolicySpec:
+    return PolicySpec(label, "factory", bot, tuple(options.items()))
+
+
+#: the keyed split cover and its decoy variants, each at the default beat (two exchanges a pulse) and at
 #: six (more exchanges, so more chances to build a pair before a quartet forms)
 CODES = {
-    "cover:split=true": as_policy("cover:split=true"),
-    "cover:split=true,beats=6": as_policy("cover:split=true,beats=6"),
-    "decoy_cover": as_policy(DecoyCover, label="decoy_cover"),
-    "decoy_cover:beats=6": PolicySpec("decoy_cover:beats=6", "factory", DecoyCover, (("beats", 6),)),
+    "cover:split=true": _code("cover:split=true", SplitCover),
+    "cover:split=true,beats=6": _code("cover:split=true,beats=6", SplitCover, beats=6),
+    "decoy_cover": _code("decoy_cover", DecoyCover),
+    "decoy_cover:beats=6": _code("decoy_cover:beats=6", DecoyCover, beats=6),
+    "decoy_cover:guarded": _code("decoy_cover:guarded", GuardedDecoyCover),
+    "decoy_cover:guarded,beats=6": _code("decoy_cover:guarded,beats=6", GuardedDecoyCover, beats=6),
 }
 
 
@@ -92,6 +141,7 @@ def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
     lineup = [CODES[name], as_policy("counter")]
     runner = MatchRunner(QuatroConfig(num_players=PLAYERS, **EVAL_CONFIG), lineup, max_rounds=EVAL_MAX_ROUNDS)
     t0 = time.perf_counter()
+    TRIES.clear()
     records = [runner.play(m, seed, record_views=True) for m in range(matches)]
     wins = [any(r["team_slot"][t] == 0 for t in r["winners"]) for r in records]  # a draw is not a win
     data = S.decoder_data(records, 0, PLAYERS)
@@ -106,6 +156,9 @@ def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
         for team, slot in enumerate(r["team_slot"]):
             calls["code" if slot == 0 else "counter"] += np.asarray(r["calls"][team])
     row["rounds"] = int(sum(r["rounds"] for r in records))
+    tries = np.array([t[0] for t in TRIES])  # every member-round the team's bots began
+    row["member_rounds"], row["tries_per_round"] = int(tries.size), round(float(tries.mean()), 2)
+    row["share_two_tries_or_fewer"] = round(float((tries <= 2).mean()), 3)
     row.update({f"calls_{side}": c.tolist() for side, c in calls.items()})
     for label, keep in (("holding", holds), ("not_holding", ~holds)):
         share = np.bincount(flat[keep], minlength=R.LEDGER_CLIP + 1) / max(int(keep.sum()), 1)

@@ -18,10 +18,10 @@ _spec.loader.exec_module(decoy_pairs)
 VALUES = 5  # four players: five values of four copies
 
 
-def _bot(hand: list[int], center: list[int], target: int, kept: dict[int, int]):
-    """A DecoyCover whose view shows ``hand`` and ``center``, collecting ``target``, having kept ``kept``
-    (value: copies taken less placed in public) this round."""
-    bot = decoy_pairs.DecoyCover(4, seed=0)
+def _bot(hand: list[int], center: list[int], target: int, kept: dict[int, int], kind=None):
+    """A DecoyCover (or ``kind``) whose view shows ``hand`` and ``center``, collecting ``target``, having
+    kept ``kept`` (value: copies taken less placed in public) this round."""
+    bot = (kind or decoy_pairs.DecoyCover)(4, seed=0)
     bot.view = SimpleNamespace(hand=lambda obs: hand, center=lambda obs: center, v=VALUES)
     bot.kept = np.zeros((4, VALUES), np.int64)
     for value, copies in kept.items():
@@ -42,6 +42,24 @@ def test_a_neutral_swap_starts_a_pair_the_center_does_not_rule_out():
     bot = _bot(hand=[0, 0, 1, 2], center=[3, 3, 4, 2], target=0, kept={})
     give, take = divmod(bot._neutral_exchange(None) - bot.A_EXCHANGE0, 4)
     assert take == 2 and give in (2, 3)
+
+
+def test_the_guarded_variant_gives_another_card_than_a_kept_decoy_copy_when_it_can():
+    bot = _bot(
+        hand=[0, 0, 1, 2], center=[0, 3, 4, 2], target=0, kept={1: 1}, kind=decoy_pairs.GuardedDecoyCover
+    )
+    assert bot._spare_decoy(None, bot.exchange_action(2, 0)) == bot.exchange_action(3, 0)  # the 2, not the 1
+    assert bot._spare_decoy(None, bot.exchange_action(3, 0)) == bot.exchange_action(3, 0)  # not a kept copy
+    pair = _bot(
+        hand=[0, 0, 1, 1], center=[0, 3, 4, 2], target=0, kept={1: 2}, kind=decoy_pairs.GuardedDecoyCover
+    )
+    assert pair._spare_decoy(None, pair.exchange_action(2, 0)) == pair.exchange_action(2, 0)  # nothing else
+
+
+def test_the_tries_counter_counts_each_member_round_of_a_match():
+    decoy_pairs.TRIES.clear()
+    row = decoy_pairs.measure_code("decoy_cover", matches=2, seed=0, eve=False)
+    assert row["member_rounds"] == 2 * row["rounds"] and row["tries_per_round"] > 0
 
 
 def test_a_decoy_team_plays_whole_rounds_legally_and_keeps_its_beat():
