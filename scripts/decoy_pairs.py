@@ -11,13 +11,17 @@ value other than the target that the center does not show. It is an experiment, 
 it lives here, with the measurement it was built for.
 
 For each code the script plays ``--matches`` matches against ``counter`` (the card counter's config,
-``scripts/card_count.py``) and prints: its win rate; the share of each card count among holding and
-non-holding rows; who ends the rounds (each side's calls); and the card counter's time-matched AUC on
-the yardstick's held-out matches (with the match-bootstrap interval of ``secrecy.measure``) and on every
-match. With ``--eve`` the fitted Eve and Bob of ``secrecy.measure`` are fitted on the same matches too
-(minutes a code). Results: ``docs/results/secrecy/decoy_pairs.json``.
+``scripts/card_count.py``; ``--opponent`` names another, e.g. ``idle``, whose rounds only the code's own
+calls end, to tell the pace of the rounds from the card layout) and prints: its win rate; the share of
+each card count among holding and non-holding rows, and of each public collection count (the count
+before visible copies rule a value out); who ends the rounds (each side's calls); the card counter's
+time-matched AUC on the yardstick's held-out matches (with the match-bootstrap interval of
+``secrecy.measure``) and on every match; and two bounds on any decoy code, on every match: the card
+counter if every non-holding row showed a pair, and if only those with a value Eve sees no copy of did
+(a decoy can stand nowhere else). With ``--eve`` the fitted Eve and Bob of ``secrecy.measure`` are
+fitted on the same matches too (minutes a code). Results: ``docs/results/secrecy/decoy_pairs.json``.
 
-    OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve]
+    OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve] [--opponent idle]
 """
 
 from __future__ import annotations
@@ -136,9 +140,10 @@ CODES = {
 }
 
 
-def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
-    """Win rate, card-count shares and the card counter's time-matched AUC of one code against counter."""
-    lineup = [CODES[name], as_policy("counter")]
+def measure_code(name: str, matches: int, seed: int, eve: bool, opponent: str = "counter") -> dict:
+    """Win rate, card-count shares, the card counter's time-matched AUC and the decoy bounds of one code
+    against ``opponent``."""
+    lineup = [CODES[name], as_policy(opponent)]
     runner = MatchRunner(QuatroConfig(num_players=PLAYERS, **EVAL_CONFIG), lineup, max_rounds=EVAL_MAX_ROUNDS)
     t0 = time.perf_counter()
     TRIES.clear()
@@ -148,21 +153,33 @@ def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
     holds = np.concatenate(data.y).astype(bool)
     counted = [R.card_count(e, PLAYERS) for e in data.eve]
     flat = np.concatenate(counted)
-    row: dict = {"code": name, "matches": matches, "win_rate": round(float(np.mean(wins)), 3)}
+    collected = np.concatenate([R.collection_count(R.ledger_features(e, PLAYERS)) for e in data.eve])
+    row: dict = {"code": name, "opponent": opponent, "matches": matches}
+    row["win_rate"] = round(float(np.mean(wins)), 3)
     row["rows"], row["quartet_rows"] = int(holds.size), int(holds.sum())
     # who ends the rounds: per side, [«Quatro» made, right, «Contra» made, right] over every match
-    calls = {side: np.zeros(4, np.int64) for side in ("code", "counter")}
+    calls = {side: np.zeros(4, np.int64) for side in ("code", opponent)}
     for r in records:
         for team, slot in enumerate(r["team_slot"]):
-            calls["code" if slot == 0 else "counter"] += np.asarray(r["calls"][team])
+            calls["code" if slot == 0 else opponent] += np.asarray(r["calls"][team])
     row["rounds"] = int(sum(r["rounds"] for r in records))
     tries = np.array([t[0] for t in TRIES])  # every member-round the team's bots began
     row["member_rounds"], row["tries_per_round"] = int(tries.size), round(float(tries.mean()), 2)
     row["share_two_tries_or_fewer"] = round(float((tries <= 2).mean()), 3)
     row.update({f"calls_{side}": c.tolist() for side, c in calls.items()})
     for label, keep in (("holding", holds), ("not_holding", ~holds)):
-        share = np.bincount(flat[keep], minlength=R.LEDGER_CLIP + 1) / max(int(keep.sum()), 1)
-        row[f"card_count_share_{label}"] = [round(float(x), 3) for x in share]
+        for reader, counts in (("card_count", flat), ("collection", collected)):
+            share = np.bincount(counts[keep], minlength=R.LEDGER_CLIP + 1) / max(int(keep.sum()), 1)
+            row[f"{reader}_share_{label}"] = [round(float(x), 3) for x in share]
+    # Bounds on any decoy, whatever the code: the card counter if every non-holding row showed a pair
+    # (count 2), and if those showed one where a value is unseen, the only place a decoy can stand
+    unseen = np.concatenate([R.unseen_values(e, PLAYERS)[:, -1].any(axis=1) for e in data.eve])
+    row["share_not_holding_with_an_unseen_value"] = round(float(unseen[~holds].mean()), 3)
+    tick_all = np.minimum(np.concatenate(data.tick), S.TICK_CLIP)
+    for label, can in (("every_non_holder_paired", ~holds), ("paired_where_unseen", ~holds & unseen)):
+        bound = np.where(can, np.maximum(flat, 2), flat)
+        auc = S.weighted_time_matched_auc(holds, bound, tick_all, np.ones((1, holds.size)))[0]
+        row[f"card_counter_if_{label}"] = round(float(auc), 3)
     test = np.isin(data.match, S.held_out_matches(np.unique(data.match), seed, 0.3))
     for part, keep in (("held_out", test), ("all", np.ones_like(test))):
         idx = np.flatnonzero(keep)
@@ -185,24 +202,31 @@ def measure_code(name: str, matches: int, seed: int, eve: bool) -> dict:
     return row
 
 
+def _key(row: dict) -> tuple:
+    """A result's identity: the code, its opponent (the rows before ``--opponent`` played counter), the
+    matches, and whether Eve and Bob were fitted."""
+    return row["code"], row.get("opponent", "counter"), row["matches"], "secrecy" in row
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("codes", nargs="*", default=list(CODES), help=f"default: all of {list(CODES)}")
     p.add_argument("--matches", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eve", action="store_true", help="also fit Eve and Bob (secrecy.measure) on the matches")
+    p.add_argument("--opponent", default="counter", help="the team the code plays (default: counter)")
     args = p.parse_args()
     unknown = [c for c in args.codes if c not in CODES]
     if unknown:
         p.error(f"unknown code(s) {unknown}; known: {list(CODES)}")
     done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
-    rows = {(r["code"], r["matches"], "secrecy" in r): r for r in done["rows"]}
+    rows = {_key(r): r for r in done["rows"]}
     for name in args.codes:
-        row = measure_code(name, args.matches, args.seed, args.eve)
-        rows[(name, args.matches, args.eve)] = row
+        row = measure_code(name, args.matches, args.seed, args.eve, args.opponent)
+        rows[_key(row)] = row
         print(json.dumps(row))
-        done = {"command": "OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches N [--eve]",
-                "rows": list(rows.values())}  # fmt: skip
+        command = "OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches N [--eve] [--opponent NAME]"
+        done = {"command": command, "rows": list(rows.values())}
         OUT.write_text(json.dumps(done, indent=1) + "\n")
 
 

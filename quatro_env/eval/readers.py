@@ -67,18 +67,29 @@ def seat_card_counts(eve: np.ndarray, num_players: int) -> np.ndarray:
     value out. A card counter with no fitted weight reads every code measured better than the count
     alone (docs/evaluation.md, "A card counter"). Like the ledger, a fixed function of Eve's own rows
     (tested): it adds nothing an opponent does not see."""
-    off, v, n = ObservationEncoder(num_players).offsets, num_values(num_players), num_players
-    kept = np.clip(kept_copies(eve, n), 0, None)
+    kept = np.clip(kept_copies(eve, num_players), 0, None)
+    mine = np.minimum(kept, LEDGER_CLIP)
+    return np.where(_unseen(eve, num_players, kept), mine, 0).max(axis=2)
+
+
+def unseen_values(eve: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks, seats, values] bool: for each other seat ``r`` of Eve's egocentric view, the values of
+    which Eve sees no copy outside ``r``'s own public collection (False for Eve herself, seat 0): the
+    values ``r`` could hold all four of, as :func:`seat_card_counts` reads them. Also where a decoy
+    could stand: a public pair of such a value looks like a quartet in the making."""
+    return _unseen(eve, num_players, np.clip(kept_copies(eve, num_players), 0, None))
+
+
+def _unseen(eve: np.ndarray, n: int, kept: np.ndarray) -> np.ndarray:
+    off, v = ObservationEncoder(n).offsets, num_values(n)
 
     def copies(field: str) -> np.ndarray:  # [ticks, values]: copies of each value in 4 one-hot slots
         return eve[:, off[field] : off[field] + 4 * v].reshape(len(eve), 4, v).sum(axis=1, dtype=np.int64)
 
     # Eve's own collection is in her hand already: the others' public collections count apart
     visible = copies("table.center") + copies("self.hand") + kept[:, 1:].sum(axis=1)
-    out = np.zeros((len(eve), n), np.int64)
-    for r in range(1, n):
-        mine = np.minimum(kept[:, r], LEDGER_CLIP)
-        out[:, r] = np.where(visible - kept[:, r] == 0, mine, 0).max(axis=1)
+    out = visible[:, None, :] - kept == 0
+    out[:, 0] = False
     return out
 
 

@@ -7,6 +7,7 @@ import importlib.util
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from quatro_env.quatro.engine import Phase
 from tests.eval.helpers import Table
@@ -60,6 +61,19 @@ def test_the_tries_counter_counts_each_member_round_of_a_match():
     decoy_pairs.TRIES.clear()
     row = decoy_pairs.measure_code("decoy_cover", matches=2, seed=0, eve=False)
     assert row["member_rounds"] == 2 * row["rounds"] and row["tries_per_round"] > 0
+
+
+def test_the_decoy_bounds_only_lower_the_card_counter_and_a_pair_everywhere_lowers_it_most():
+    """The bounds raise non-holding rows' counts to 2, so each is at most the card counter on the same
+    rows, and pairing every non-holder is at most pairing those with an unseen value; against idle,
+    where only the code's own calls end a round."""
+    row = decoy_pairs.measure_code("cover:split=true", matches=6, seed=0, eve=False, opponent="idle")
+    assert row["opponent"] == "idle" and row["calls_idle"][0] == 0 < row["calls_code"][0]
+    everywhere = row["card_counter_if_every_non_holder_paired"]
+    unseen = row["card_counter_if_paired_where_unseen"]
+    assert 0.5 <= everywhere < unseen <= row["all_card_counter"]
+    assert 0 < row["share_not_holding_with_an_unseen_value"] < 1
+    assert sum(row["collection_share_not_holding"]) == pytest.approx(1, abs=0.01)
 
 
 def test_a_decoy_team_plays_whole_rounds_legally_and_keeps_its_beat():

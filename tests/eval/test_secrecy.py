@@ -138,6 +138,13 @@ def test_the_card_counter_rules_out_a_value_eve_sees_elsewhere():
     # another value seen elsewhere does not matter
     assert R.card_count(rows(take2, take2 + [("table.center", 4)]), 4).tolist() == [1, 2]
 
+    # where a decoy can stand: the values of which Eve sees no copy outside the member's collection
+    unseen = R.unseen_values(rows(take2, [("table.center", 0), ("self.hand", v + 1)]), 4)
+    assert unseen.shape == (2, 4, v) and not unseen[:, 0].any()  # never Eve herself
+    assert unseen[0, 3].tolist() == [True] * v  # nothing seen yet
+    assert unseen[1, 3].tolist() == [False, False, True, True, True]  # 0 in the center, 1 in her hand
+    assert unseen[1, 1].tolist() == [False, False, False, True, True]  # seat 3's kept 2 is seen by seat 1
+
 
 def test_the_card_counter_reads_cover_better_than_the_count_alone():
     """On 40 matches of ``cover`` against counter (every row, no fit): the card counter reads it at
