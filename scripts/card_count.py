@@ -61,7 +61,7 @@ def readers(policy: str, matches: int, seed: int) -> dict:
             )
             if part == "held_out":
                 aucs = S.weighted_time_matched_auc(y, s, tick, weights)
-                row[f"{part}_{name}_ci95"] = [round(float(x), 3) for x in np.percentile(aucs, [2.5, 97.5])]
+                row[f"{part}_{name}_ci95"] = S.percentile_ci95(aucs, 3)
     row["wall_seconds"] = round(time.perf_counter() - t0, 1)
     return row
 

@@ -21,7 +21,7 @@ counter if every non-holding row showed a pair, and if only those with a value E
 (a decoy can stand nowhere else). With ``--eve`` the fitted Eve and Bob of ``secrecy.measure`` are
 fitted on the same matches too (minutes a code). Results: ``docs/results/secrecy/decoy_pairs.json``.
 
-    OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve] [--opponent idle]
+    OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve] [--opponent idle] [--players 8]
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from quatro_env.eval.runner import MatchRunner
 from quatro_env.quatro import QuatroConfig
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "decoy_pairs.json"
-PLAYERS = 4
 
 
 #: per member and round, the exchanges it tried (refused ones included); filled by :class:`CountsTries`
@@ -64,7 +63,11 @@ class CountsTries:
         return action
 
 
-class SplitCover(CountsTries, CoverBot):
+class CountedCover(CountsTries, CoverBot):
+    """``cover`` (the scale's reference code), counted."""
+
+
+class SplitCover(CountedCover):
     """``cover:split=true``, counted."""
 
     split = True
@@ -131,6 +134,7 @@ def _code(label: str, bot: type, **options: int) -> PolicySpec:
 #: the keyed split cover and its decoy variants, each at the default beat (two exchanges a pulse) and at
 #: six (more exchanges, so more chances to build a pair before a quartet forms)
 CODES = {
+    "cover": _code("cover", CountedCover),
     "cover:split=true": _code("cover:split=true", SplitCover),
     "cover:split=true,beats=6": _code("cover:split=true,beats=6", SplitCover, beats=6),
     "decoy_cover": _code("decoy_cover", DecoyCover),
@@ -140,21 +144,23 @@ CODES = {
 }
 
 
-def measure_code(name: str, matches: int, seed: int, eve: bool, opponent: str = "counter") -> dict:
+def measure_code(
+    name: str, matches: int, seed: int, eve: bool, opponent: str = "counter", players: int = 4
+) -> dict:
     """Win rate, card-count shares, the card counter's time-matched AUC and the decoy bounds of one code
-    against ``opponent``."""
-    lineup = [CODES[name], as_policy(opponent)]
-    runner = MatchRunner(QuatroConfig(num_players=PLAYERS, **EVAL_CONFIG), lineup, max_rounds=EVAL_MAX_ROUNDS)
+    against ``opponent`` (every other team of a ``players`` table)."""
+    lineup = [CODES[name]] + [as_policy(opponent)] * (players // 2 - 1)
+    runner = MatchRunner(QuatroConfig(num_players=players, **EVAL_CONFIG), lineup, max_rounds=EVAL_MAX_ROUNDS)
     t0 = time.perf_counter()
     TRIES.clear()
     records = [runner.play(m, seed, record_views=True) for m in range(matches)]
     wins = [any(r["team_slot"][t] == 0 for t in r["winners"]) for r in records]  # a draw is not a win
-    data = S.decoder_data(records, 0, PLAYERS)
+    data = S.decoder_data(records, 0, players)
     holds = np.concatenate(data.y).astype(bool)
-    counted = [R.card_count(e, PLAYERS) for e in data.eve]
+    counted = [R.card_count(e, players) for e in data.eve]
     flat = np.concatenate(counted)
-    collected = np.concatenate([R.collection_count(R.ledger_features(e, PLAYERS)) for e in data.eve])
-    row: dict = {"code": name, "opponent": opponent, "matches": matches}
+    collected = np.concatenate([R.collection_count(R.ledger_features(e, players)) for e in data.eve])
+    row: dict = {"code": name, "opponent": opponent, "players": players, "matches": matches}
     row["win_rate"] = round(float(np.mean(wins)), 3)
     row["rows"], row["quartet_rows"] = int(holds.size), int(holds.sum())
     # who ends the rounds: per side, [«Quatro» made, right, «Contra» made, right] over every match
@@ -173,7 +179,7 @@ def measure_code(name: str, matches: int, seed: int, eve: bool, opponent: str = 
             row[f"{reader}_share_{label}"] = [round(float(x), 3) for x in share]
     # Bounds on any decoy, whatever the code: the card counter if every non-holding row showed a pair
     # (count 2), and if those showed one where a value is unseen, the only place a decoy can stand
-    unseen = np.concatenate([R.unseen_values(e, PLAYERS)[:, -1].any(axis=1) for e in data.eve])
+    unseen = np.concatenate([R.unseen_values(e, players)[:, -1].any(axis=1) for e in data.eve])
     row["share_not_holding_with_an_unseen_value"] = round(float(unseen[~holds].mean()), 3)
     tick_all = np.minimum(np.concatenate(data.tick), S.TICK_CLIP)
     for label, can in (("every_non_holder_paired", ~holds), ("paired_where_unseen", ~holds & unseen)):
@@ -192,7 +198,7 @@ def measure_code(name: str, matches: int, seed: int, eve: bool, opponent: str = 
         if part == "held_out":
             group = np.concatenate([np.full(len(data.y[i]), data.match[i]) for i in idx])
             aucs = S.weighted_time_matched_auc(y, s, tick, S.bootstrap_weights(group, S.BOOTSTRAP, seed + 1))
-            row["held_out_card_counter_ci95"] = [round(float(x), 3) for x in np.percentile(aucs, [2.5, 97.5])]
+            row["held_out_card_counter_ci95"] = S.percentile_ci95(aucs, 3)
     if eve:
         keys = ("eve_tm_auc", "eve_tm_ci95", "bob_tm_auc", "gap", "eve_cm_auc", "eve_cm_ci95", "bob_cm_auc",
                 "cm_gap", "cm_gap_ci95", "card_count_tm_auc", "eve_view", "epochs")  # fmt: skip
@@ -204,8 +210,9 @@ def measure_code(name: str, matches: int, seed: int, eve: bool, opponent: str = 
 
 def _key(row: dict) -> tuple:
     """A result's identity: the code, its opponent (the rows before ``--opponent`` played counter), the
-    matches, and whether Eve and Bob were fitted."""
-    return row["code"], row.get("opponent", "counter"), row["matches"], "secrecy" in row
+    players (4 before ``--players``), the matches, and whether Eve and Bob were fitted."""
+    code, matches, fitted = row["code"], row["matches"], "secrecy" in row
+    return code, row.get("opponent", "counter"), row.get("players", 4), matches, fitted
 
 
 def main() -> None:
@@ -215,6 +222,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eve", action="store_true", help="also fit Eve and Bob (secrecy.measure) on the matches")
     p.add_argument("--opponent", default="counter", help="the team the code plays (default: counter)")
+    p.add_argument("--players", type=int, default=4, choices=(4, 6, 8), help="table size (default: 4)")
     args = p.parse_args()
     unknown = [c for c in args.codes if c not in CODES]
     if unknown:
@@ -222,10 +230,11 @@ def main() -> None:
     done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
     rows = {_key(r): r for r in done["rows"]}
     for name in args.codes:
-        row = measure_code(name, args.matches, args.seed, args.eve, args.opponent)
+        row = measure_code(name, args.matches, args.seed, args.eve, args.opponent, args.players)
         rows[_key(row)] = row
         print(json.dumps(row))
-        command = "OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches N [--eve] [--opponent NAME]"
+        command = "OMP_NUM_THREADS=1 python scripts/decoy_pairs.py"
+        command += " --matches N [--eve] [--opponent NAME] [--players P]"
         done = {"command": command, "rows": list(rows.values())}
         OUT.write_text(json.dumps(done, indent=1) + "\n")
 

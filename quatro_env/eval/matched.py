@@ -63,6 +63,16 @@ def bootstrap_weights(groups: np.ndarray, draws: int, seed: int) -> np.ndarray:
     return counts[:, inv].astype(np.float64)
 
 
+def percentile_ci95(values: np.ndarray, digits: int = 4) -> list[float | None]:
+    """The 95 % percentile interval of bootstrap ``values``, leaving out draws with no value (a resample
+    with no matched pair has no AUC), or [None, None] if none has one."""
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return [None, None]
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return [round(float(lo), digits), round(float(hi), digits)]
+
+
 def pair_weights(y: np.ndarray, strata: np.ndarray) -> np.ndarray:
     """Loss weights for a matched task: a quartet row weighs the non-quartet rows of its stratum, a
     non-quartet row the quartet rows (so each stratum weighs its pairs, as the matched AUC counts

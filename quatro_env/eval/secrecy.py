@@ -39,6 +39,7 @@ from quatro_env.eval.matched import (
     count_strata,
     matched_share,
     pair_weights,
+    percentile_ci95,
     weighted_time_matched_auc,
 )
 from quatro_env.eval.readers import (
@@ -399,14 +400,6 @@ def _auc_and_draws(
     return float(both[0]), both[1:]
 
 
-def _ci(values: np.ndarray) -> list[float | None]:
-    values = values[np.isfinite(values)]
-    if not values.size:
-        return [None, None]
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return [round(float(lo), 4), round(float(hi), 4)]
-
-
 def _r(x: float | None) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 4)
 
@@ -612,7 +605,7 @@ def measure(
         "eve_tm_auc": _r(eve_tm),
         "bob_tm_auc": _r(bob_tm),
         "gap": _r(bob_tm - eve_tm),
-        "gap_ci95": _ci(bob_b - eve_b),
+        "gap_ci95": percentile_ci95(bob_b - eve_b),
         "eve_auc": _r(float(roc_auc_score(y_test, eve))),
         "bob_auc": _r(float(roc_auc_score(y_test, bob))),
         "clock_auc": _r(clock_auc),
@@ -621,15 +614,15 @@ def measure(
         "eve_cm_auc": _r(eve_cm),
         "bob_cm_auc": _r(bob_cm),
         "cm_gap": _r(bob_cm - eve_cm),
-        "cm_gap_ci95": _ci(bob_cm_b - eve_cm_b),
-        "eve_cm_ci95": _ci(eve_cm_b),
-        "bob_cm_ci95": _ci(bob_cm_b),
+        "cm_gap_ci95": percentile_ci95(bob_cm_b - eve_cm_b),
+        "eve_cm_ci95": percentile_ci95(eve_cm_b),
+        "bob_cm_ci95": percentile_ci95(bob_cm_b),
         "cm_matched": _r(matched_share(y_test, by_count)),
         "sign_coverage": _r(float(shown[holding].mean())) if holding.any() else None,
         "rows": int(holding.size),
         "matches": int(groups.size),
-        "eve_tm_ci95": _ci(eve_b),
-        "bob_tm_ci95": _ci(bob_b),
+        "eve_tm_ci95": percentile_ci95(eve_b),
+        "bob_tm_ci95": percentile_ci95(bob_b),
         "test_matches": int(test_groups.size),
         "test_rows": int(y_test.size),
         "positive_rate": _r(float(holding.mean())),

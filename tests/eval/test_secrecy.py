@@ -175,6 +175,13 @@ def test_the_keyed_feature_is_the_sign_shown_by_the_member():
     assert np.array_equal(keyed & shown, shown)  # showing the sign ⇒ its last pulse is the sign
 
 
+def test_the_interval_leaves_out_resamples_with_no_auc():
+    """A bootstrap draw with no matched pair has no AUC (nan): the interval is read from the others."""
+    draws = np.array([0.6, np.nan, 0.7, 0.8, np.nan])
+    assert S.percentile_ci95(draws, 3) == [0.605, 0.795]
+    assert S.percentile_ci95(np.full(3, np.nan)) == [None, None]
+
+
 def test_weighted_time_matched_auc_equals_the_probes_and_the_clock_scores_one_half():
     rng = np.random.default_rng(0)
     y = rng.random(3000) < 0.2
