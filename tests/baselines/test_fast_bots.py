@@ -82,6 +82,27 @@ def test_batched_bots_match_numpy_bots_on_6p_games():
     _play_and_compare(6, lineup, tables=3, ticks=500, seed=5, round_seconds=30, sign_phase_seconds=1)
 
 
+def test_batched_bots_match_numpy_bots_on_8p_games_with_disconnections():
+    """The largest table (four teams, so three opposing teams to read) with random (dis)connections (Q23)
+    and round episodes: every ladder bot but ``idle`` on one table."""
+    lineup = ["counter", "eavesdropper", "decoy", "honest", "collector", "random", "listener"]
+    lineup.append("random_caller")
+    seen = _play_and_compare(
+        8,
+        lineup,
+        tables=2,
+        ticks=600,
+        seed=7,
+        round_seconds=30,
+        sign_phase_seconds=1,
+        disconnect_prob=0.01,
+        reconnect_prob=0.2,
+        episode="round",
+    )
+    for name in ("counter", "eavesdropper", "decoy", "honest", "collector"):
+        assert len(seen[name]) > 3, f"{name} took too few distinct actions for the test to mean much"
+
+
 def test_calls_are_made_and_matched():
     """The comparison covers calls («Quatro», «Contra»), not just collecting: they do happen."""
     seen = _play_and_compare(
