@@ -85,8 +85,10 @@ def test_batched_bots_match_numpy_bots_on_6p_games():
 def test_batched_bots_match_numpy_bots_on_8p_games_with_disconnections():
     """The largest table (four teams, so three opposing teams to read) with random (dis)connections (Q23)
     and round episodes: every ladder bot but ``idle`` on one table."""
-    lineup = ["counter", "eavesdropper", "decoy", "honest", "collector", "random", "listener"]
-    lineup.append("random_caller")
+    lineup = [
+        *("counter", "eavesdropper", "decoy", "honest"),
+        *("collector", "random", "listener", "random_caller"),
+    ]
     seen = _play_and_compare(
         8,
         lineup,
