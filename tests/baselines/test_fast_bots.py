@@ -1,10 +1,5 @@
-"""The batched bot ladder takes the numpy bots' decisions (issue #17 item 3: a differential test).
-
-Games are played on the batched engine by the numpy bots (the reference, one object per seat, the
-rules of ``quatro_env/bots``); at every tick each seat's observation, mask and draws go to both the
-numpy bot (its ``rng`` a :class:`SlotRng` over the same draws) and its batched row, and the actions
-must agree on every seat and every tick.
-"""
+"""The batched bot ladder takes the numpy bots' decisions (issue #17 item 3): the differential test of
+``bots_differential.py`` on fixed line-ups at 4, 6 and 8 players, and on a few fuzzed ones."""
 
 from __future__ import annotations
 
@@ -12,54 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from quatro_env.batched import BatchedQuatroEngine
-from quatro_env.bots.batched import KINDS, BatchedBots, SlotRng, num_draws
+from quatro_env.bots.batched import KINDS, BatchedBots
 from quatro_env.quatro.bots import BOT_POLICIES
-
-
-def _play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: int, seed: int, **env) -> dict:
-    engine = BatchedQuatroEngine(tables, seed=seed, num_players=num_players, **env)
-    result = engine.reset(seed)
-    n = engine.n
-    rows = tables * n
-    names = [lineup[(b * n + s) % len(lineup)] for b in range(tables) for s in range(n)]
-    rngs = [SlotRng() for _ in range(rows)]
-    numpy_bots = []
-    for name, rng in zip(names, rngs, strict=True):
-        bot = BOT_POLICIES[name](n, seed=0)
-        bot.rng = rng
-        numpy_bots.append(bot)
-    batched = BatchedBots(n, rows)
-    batched.reset_rows(np.arange(rows), BatchedBots.kind_ids(names))
-    draws_rng = np.random.default_rng(seed)
-    seen: dict[str, set[int]] = {name: set() for name in names}
-    for tick in range(ticks):
-        obs = result.observations.reshape(rows, -1).numpy()
-        masks = result.masks.reshape(rows, -1).numpy()
-        draws = draws_rng.random((rows, num_draws(n))).astype(np.float32).astype(np.float64)
-        fast = batched.act(obs, masks, draws)
-        slow = []
-        for i, bot in enumerate(numpy_bots):
-            rngs[i].set(draws[i])
-            slow.append(bot.act(obs[i], masks[i]))
-        slow = np.array(slow)
-        bad = np.flatnonzero(fast != slow)
-        assert bad.size == 0, (
-            f"tick {tick}: row {bad[0]} ({names[bad[0]]}) batched {fast[bad[0]]} vs numpy {slow[bad[0]]}"
-        )
-        for name, a in zip(names, slow, strict=True):
-            seen[name].add(int(a))
-        result = engine.step(torch.from_numpy(slow).view(tables, n))
-        done = (result.terminations | result.truncations).numpy()
-        for b in np.flatnonzero(done):  # a table that ends restarts with fresh bots, as a match does
-            for s in range(n):
-                i = b * n + s
-                numpy_bots[i] = BOT_POLICIES[names[i]](n, seed=0)
-                numpy_bots[i].rng = rngs[i]
-            batched.reset_rows(
-                np.arange(b * n, (b + 1) * n), BatchedBots.kind_ids(names[b * n : (b + 1) * n])
-            )
-    return seen
+from tests.baselines.bots_differential import play_and_compare, random_lineup
 
 
 @pytest.mark.parametrize(
@@ -72,14 +22,14 @@ def _play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: i
     ],
 )
 def test_batched_bots_match_numpy_bots_on_4p_games(lineup):
-    seen = _play_and_compare(4, lineup, tables=6, ticks=700, seed=3, round_seconds=30, sign_phase_seconds=1)
+    seen = play_and_compare(4, lineup, tables=6, ticks=700, seed=3, round_seconds=30, sign_phase_seconds=1)
     for name in set(lineup) - {"idle", "listener"}:
         assert len(seen[name]) > 3, f"{name} took too few distinct actions for the test to mean much"
 
 
 def test_batched_bots_match_numpy_bots_on_6p_games():
     lineup = ["counter", "eavesdropper", "decoy", "honest", "collector", "random"]
-    _play_and_compare(6, lineup, tables=3, ticks=500, seed=5, round_seconds=30, sign_phase_seconds=1)
+    play_and_compare(6, lineup, tables=3, ticks=500, seed=5, round_seconds=30, sign_phase_seconds=1)
 
 
 def test_batched_bots_match_numpy_bots_on_8p_games_with_disconnections():
@@ -89,7 +39,7 @@ def test_batched_bots_match_numpy_bots_on_8p_games_with_disconnections():
         *("counter", "eavesdropper", "decoy", "honest"),
         *("collector", "random", "listener", "random_caller"),
     ]
-    seen = _play_and_compare(
+    seen = play_and_compare(
         8,
         lineup,
         tables=2,
@@ -105,9 +55,21 @@ def test_batched_bots_match_numpy_bots_on_8p_games_with_disconnections():
         assert len(seen[name]) > 3, f"{name} took too few distinct actions for the test to mean much"
 
 
+def test_fuzzed_lineups_agree_and_cover_every_player_count_and_bot():
+    """The command line's line-ups (``random_lineup``): a few run here, and the generator reaches every
+    player count, every batched bot and both options within the seeds a fuzz run walks."""
+    for seed in (1, 2, 3):
+        n, lineup, config = random_lineup(seed)
+        play_and_compare(n, lineup, tables=2, ticks=200, seed=seed, **config)
+    drawn = [random_lineup(seed) for seed in range(60)]
+    assert {n for n, _, _ in drawn} == {4, 6, 8}
+    assert set().union(*(lineup for _, lineup, _ in drawn)) == set(KINDS)
+    assert any("disconnect_prob" in c for *_, c in drawn) and any("episode" in c for *_, c in drawn)
+
+
 def test_calls_are_made_and_matched():
     """The comparison covers calls («Quatro», «Contra»), not just collecting: they do happen."""
-    seen = _play_and_compare(
+    seen = play_and_compare(
         4, ["counter", "eavesdropper", "honest", "decoy"], tables=8, ticks=900, seed=11, round_seconds=40
     )
     from quatro_env.quatro.actions import ActionCodec, ActionKind
