@@ -556,17 +556,25 @@ class BatchedBots:
         self, obs: np.ndarray, masks: np.ndarray, draws: np.ndarray, rows: np.ndarray | None = None
     ) -> np.ndarray:
         """Actions of ``rows`` (default: all) from their ``[R, obs_dim]`` observations, masks and
-        ``[R, num_draws]`` uniform draws."""
+        ``[R, num_draws]`` uniform draws in [0, 1).
+
+        A draw of 1 or more would pick one past the end (``int(u * k) == k``): the compiled rows do not
+        check bounds, so such draws are refused here rather than read as a silent no-op or out of range."""
         sel = np.arange(self.rows) if rows is None else np.asarray(rows, np.int64)
         if (self.kinds[sel] == NO_BOT).any():
             raise ValueError("rows: a row no bot plays was asked to act")
+        draws = np.ascontiguousarray(draws, dtype=np.float64)
+        if draws.shape != (len(sel), self.num_draws):
+            raise ValueError(f"draws: need shape [{len(sel)}, {self.num_draws}], got {list(draws.shape)}")
+        if not ((draws >= 0) & (draws < 1)).all():
+            raise ValueError("draws: uniform draws must lie in [0, 1)")
         out = np.zeros(len(sel), np.int64)
         st = [a[sel] for a in (self.st_i, self.order, self.quiet, self.runs, self.known, self.erratic)]
         _act_rows(
             self.kinds[sel],
             np.ascontiguousarray(obs),
             np.ascontiguousarray(masks),
-            np.ascontiguousarray(draws, dtype=np.float64),
+            draws,
             self._fields,
             self._seats,
             self._act,

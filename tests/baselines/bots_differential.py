@@ -41,7 +41,9 @@ def play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: in
     for tick in range(ticks):
         obs = result.observations.reshape(rows, -1).numpy()
         masks = result.masks.reshape(rows, -1).numpy()
-        draws = draws_rng.random((rows, num_draws(n))).astype(np.float32).astype(np.float64)
+        # float32 draws, as the trainer's ``torch.rand`` gives them: in [0, 1) (a float64 draw rounded to
+        # float32 can reach 1.0, which no draw source gives and ``BatchedBots.act`` refuses)
+        draws = draws_rng.random((rows, num_draws(n)), dtype=np.float32).astype(np.float64)
         fast = batched.act(obs, masks, draws)
         slow = []
         for i, bot in enumerate(numpy_bots):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, BatchedBots
 from quatro_env.quatro.bots import BOT_POLICIES
 from tests.baselines.bots_differential import play_and_compare, random_lineup
@@ -108,3 +109,29 @@ def test_state_round_trips_and_refuses_wrong_shapes():
     assert all(torch.equal(v, other.state_dict()[k]) for k, v in state.items())
     with pytest.raises(ValueError, match="bots.kinds"):
         BatchedBots(4, 2).load_state_dict(state)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [(1.0, r"\[0, 1\)"), (-0.25, r"\[0, 1\)"), (np.nan, r"\[0, 1\)"), (None, "need shape")],
+)
+def test_act_refuses_draws_outside_the_unit_interval_or_of_the_wrong_shape(bad, message):
+    """A draw of 1.0 would pick one past the end (``int(u * k) == k``): the numpy bot raises an IndexError,
+    the compiled row read it as a silent no-op (the bots' fuzz found it, from float64 draws rounded to
+    float32). Such draws, and a wrong shape, are refused by name and leave the bots' state as it was."""
+    n, rows = 4, 3
+    bots = BatchedBots(n, rows)
+    bots.reset_rows(np.arange(rows), BatchedBots.kind_ids(["random", "honest", "counter"]))
+    engine = BatchedQuatroEngine(1, num_players=n, seed=0)
+    obs = engine.observations.reshape(n, -1).numpy()[:rows]
+    masks = engine.masks.reshape(n, -1).numpy()[:rows]
+    draws = np.full((rows, bots.num_draws), 0.5)
+    before = bots.state_dict()
+    if bad is None:
+        draws = draws[:, :-1]
+    else:
+        draws[0, 0] = bad
+    with pytest.raises(ValueError, match=message):
+        bots.act(obs, masks, draws)
+    assert all(torch.equal(v, bots.state_dict()[k]) for k, v in before.items())
+    assert bots.act(obs, masks, np.full((rows, bots.num_draws), 0.5)).shape == (rows,)
