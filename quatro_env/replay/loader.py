@@ -27,6 +27,7 @@ from quatro_env.replay.format import (
     event_record,
     open_text,
 )
+from quatro_env.replay.records import EventRecord, TableState
 from quatro_env.replay.views import engine_state
 
 
@@ -98,7 +99,8 @@ def _parse_header(record: dict[str, Any]) -> tuple[dict[str, Any], QuatroConfig]
         config = QuatroConfig(**_need(record, "config", dict, where))
     except (ValidationError, TypeError) as err:
         raise ReplayFormatError(f"{where}: field 'config' is not a valid QuatroConfig: {err}") from None
-    _need(record, "engine_seed", int, where)
+    if _need(record, "engine_seed", int, where) < 0:
+        raise ReplayFormatError(f"{where}: field 'engine_seed' must be a non-negative integer")
     seats = _need(record, "seats", list, where)
     if len(seats) != config.num_players:
         raise ReplayFormatError(
@@ -109,12 +111,27 @@ def _parse_header(record: dict[str, Any]) -> tuple[dict[str, Any], QuatroConfig]
     return record, config
 
 
+def _validated(model: type[EventRecord | TableState], data: dict[str, Any], n: int, where: str) -> None:
+    """Check ``data`` against ``model`` (:mod:`replay.records`) at a table of ``n`` players; a
+    ReplayFormatError names the first bad field."""
+    try:
+        model.model_validate(data).check_table(n)
+    except ValidationError as err:
+        first = err.errors()[0]
+        path = ".".join(str(part) for part in first["loc"])
+        raise ReplayFormatError(f"{where}: {path + ': ' if path else ''}{first['msg']}") from None
+    except ValueError as err:
+        raise ReplayFormatError(f"{where}: {err}") from None
+
+
 def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_tick: bool) -> Frame:
     events = _need(record, "events", list, where)
     for k, ev in enumerate(events):
         if not isinstance(ev, dict) or not isinstance(ev.get("kind"), str):
             raise ReplayFormatError(f"{where}: event {k} must be an object with a string 'kind'")
+        _validated(EventRecord, ev, n, f"{where}, event {k}")
     state = _need(record, "state", dict, where)
+    _validated(TableState, state, n, f"{where}, field 'state'")
     obs_texts = _need(record, "observations", list, where)
     if len(obs_texts) != n:
         raise ReplayFormatError(f"{where}: field 'observations' needs {n} entries, got {len(obs_texts)}")

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import shutil
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from quatro_env.eval.cli import main as eval_main
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import QuatroEngine
 from quatro_env.replay import FORMAT, VERSION, ReplayFormatError, ReplayMismatchError, load, read
+from quatro_env.replay.cli import main as replay_main
 from quatro_env.replay.views import decode_observation
 from tests.replay.helpers import write_replays
 
@@ -124,6 +129,33 @@ def _malformed(records, case):
         header["config"]["num_players"] = 5
     elif case == "seed type":
         header["engine_seed"] = "0"
+    elif case == "seed negative":
+        header["engine_seed"] = -1
+    elif case.startswith("state "):  # the omniscient state the viewer draws (replay.records)
+        state = records[3]["state"]
+        if case == "state emoji":
+            state["emoji"][0] = -1  # would silently show the last emoji
+        elif case == "state hand":
+            state["hands"][1] = [0, 1]
+        elif case == "state card":
+            state["center"] = [0, 1, 2, 99]
+        elif case == "state call":
+            state["last_call"] = {"kind": "honest", "caller": 0, "target_team": None, "scoring_teams": [0]}
+        elif case == "state seats":
+            state["connected"] = state["connected"][:3]
+        elif case == "state missing":
+            del state["phase"]
+        elif case == "state extra":
+            state["code"] = "import os"
+    elif case.startswith("event "):
+        event = {"kind": "pulse", "seat": 0, "data": {"emoji": 3}, "visible_to": None}
+        if case == "event emoji":
+            event["data"]["emoji"] = 24
+        elif case == "event seat":
+            event["seat"] = 4
+        elif case == "event card":
+            event["data"] = {"center_slot": 0, "taken": 20, "placed": 0}
+        records[3]["events"].append(event)
     elif case == "truncated":
         records = records[:-1]
     elif case == "tick gap":
@@ -147,6 +179,17 @@ def _malformed(records, case):
         ("version", "version 99 is not supported"),
         ("config", "(?s)field 'config'.*num_players"),
         ("seed type", "field 'engine_seed'"),
+        ("seed negative", "field 'engine_seed' must be a non-negative integer"),
+        ("state emoji", r"line 4, field 'state': emoji\.0: Input should be greater than or equal to 0"),
+        ("state hand", r"field 'state': .*hands\[1\] holds 2 cards"),
+        ("state card", r"field 'state': .*card ids must be below 20 at this table, got \[99\]"),
+        ("state call", r"field 'state': last_call\.kind: Input should be 'quatro', 'contra' or 'blank'"),
+        ("state seats", r"field 'state': .*'connected' has 3 seats"),
+        ("state missing", r"field 'state': phase: Field required"),
+        ("state extra", r"field 'state': code: Extra inputs are not permitted"),
+        ("event emoji", r"line 4, event \d+: .*data\.emoji must be an emoji index 0\.\.23, got 24"),
+        ("event seat", r"line 4, event \d+: event seats must be below 4 at this table, got \[4\]"),
+        ("event card", r"line 4, event \d+: card ids must be below 20 at this table, got \[20\]"),
         ("truncated", "truncated"),
         ("tick gap", "field 'tick'"),
         ("base64", "base64"),
@@ -159,6 +202,51 @@ def test_malformed_replays_get_a_clear_error(replay_files, tmp_path, case, messa
     path.write_text(_malformed(_lines(replay_files[1]), case))
     with pytest.raises(ReplayFormatError, match=message):
         read(path)
+
+
+_ANY_JSON = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(),
+    st.text(max_size=6),
+    st.lists(st.integers(-2, 40), max_size=5),
+    st.dictionaries(st.text(max_size=4), st.integers(-2, 40), max_size=3),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_tampered_field_is_refused_by_name_or_drawn_never_a_crash(replay_files, tmp_path, data):
+    """One field of a real replay replaced, deleted or added, anywhere: ``quatro-replay --no-verify``
+    (no re-simulation: only the format checks stand between the file and the viewer) writes the page
+    or refuses the file in one named line (exit 2), never a traceback."""
+    records = _lines(replay_files[0])
+    parent = data.draw(st.sampled_from(records), label="line")
+    while True:
+        keys = list(parent) if isinstance(parent, dict) else list(range(len(parent)))
+        key = data.draw(st.sampled_from(keys), label="field") if keys else None
+        child = parent[key] if keys else None
+        if isinstance(child, (dict, list)) and child and data.draw(st.booleans(), label="deeper"):
+            parent = child
+            continue
+        break
+    action = data.draw(st.sampled_from(["replace", "delete", "add"]), label="action")
+    if action == "delete" and keys:
+        del parent[key]
+    elif action == "add" and isinstance(parent, dict):
+        parent[data.draw(st.text(max_size=4), label="new key")] = data.draw(_ANY_JSON, label="value")
+    elif action == "add":
+        parent.insert(data.draw(st.integers(0, len(parent))), data.draw(_ANY_JSON, label="value"))
+    elif keys:
+        parent[key] = data.draw(_ANY_JSON, label="value")
+    path = _write(tmp_path / "tampered.jsonl", records)
+    seat = data.draw(st.sampled_from([[], ["--seat", "2"]]), label="seat")
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+        code = replay_main([str(path), "--no-verify", "-o", str(tmp_path / "page.html"), *seat])
+    assert code in (0, 2)
+    if code == 2:
+        assert err.getvalue().startswith(f"quatro-replay: {path}: ") and "Traceback" not in err.getvalue()
 
 
 def test_a_missing_or_binary_file_is_refused(tmp_path):

@@ -1,0 +1,151 @@
+"""The records a replay keeps for every tick, declared once: the omniscient table state and the events.
+
+``views.engine_state`` builds a :class:`TableState` from the engine, and ``loader.read`` checks
+every line of a file against the same models. A file the viewer draws therefore has the shape the
+engine writes, even when it is read without re-simulation (``quatro-replay --no-verify``): a
+tampered or truncated record gets an error naming its field, never a crash in the viewer or a
+silently wrong picture (an emoji index of -1 would otherwise show the last emoji).
+
+Ranges that depend on the table size (seats, teams, cards) are checked against the table the record
+describes: its number of seats is the length of ``connected``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+
+from quatro_env.quatro.cards import NUM_EMOJIS, deck_size
+from quatro_env.quatro.config import TABLE_SIZES
+from quatro_env.quatro.engine import Phase
+
+Index = Annotated[int, Field(strict=True, ge=0)]  # a seat, a team or a card: its bound is the table's
+Tick = Annotated[int, Field(strict=True, ge=0)]
+Count = Annotated[int, Field(strict=True, ge=0)]
+Emoji = Annotated[int, Field(strict=True, ge=0, lt=NUM_EMOJIS)]  # Q7: one of the fixed emojis
+PHASE_NAMES = tuple(p.name.lower() for p in Phase)
+CALL_KINDS = ("quatro", "contra", "blank")
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VoteRecord(_Record):
+    """An open reshuffle vote (Q20)."""
+
+    proposer: Index
+    voters: list[Index]
+    yes: list[Index]
+    absent: list[Index]
+    deadline: Tick
+
+
+class CallRecord(_Record):
+    """How the last round ended (Q10, Q18, Q19): the call, who made it, whom it named, who scored."""
+
+    kind: Literal[CALL_KINDS]  # type: ignore[valid-type]
+    caller: Index | None
+    target_team: Index | None
+    scoring_teams: list[Index]
+
+
+class TableState(_Record):
+    """The whole table between two ticks, hidden information included (the omniscient view)."""
+
+    tick: Tick
+    phase: Literal[PHASE_NAMES]  # type: ignore[valid-type]
+    phase_end: Tick
+    round: Count
+    scores: list[Count]  # per team
+    winners: list[Index]  # teams
+    hands: list[list[Index]]  # per seat: four card ids, or none before the deal
+    center: list[Index]  # four card ids, or none before the deal
+    signs: list[Emoji | None]  # per team (Q7)
+    connected: list[StrictBool]  # per seat (Q23)
+    ready: list[StrictBool]
+    floor: list[StrictBool]
+    emoji: list[Emoji | None]  # per seat: the emoji it has chosen to show (Q15)
+    last_pulse: list[tuple[Emoji, Tick] | None]  # per seat: (emoji, tick) of its last pulse
+    next_exchange_tick: list[Tick]
+    next_floor_tick: list[Tick]
+    reminder: list[tuple[Tick, Tick] | None]  # per seat: the Q18 confirm window (opened, last tick)
+    vote: VoteRecord | None
+    reshuffled_this_round: StrictBool
+    revealed: StrictBool
+    last_call: CallRecord | None
+
+    @model_validator(mode="after")
+    def _fits_its_table(self) -> TableState:
+        n = len(self.connected)
+        if n not in TABLE_SIZES:
+            raise ValueError(f"'connected' has {n} seats; a table has {' or '.join(map(str, TABLE_SIZES))}")
+        teams, deck = n // 2, deck_size(n)
+        per_seat = ("hands", "ready", "floor", "emoji", "last_pulse", "next_exchange_tick", "next_floor_tick")
+        _lengths(self, per_seat + ("reminder",), n, "seats")
+        _lengths(self, ("scores", "signs"), teams, "teams")
+        for seat, hand in enumerate(self.hands):
+            if len(hand) not in (0, 4):
+                raise ValueError(f"hands[{seat}] holds {len(hand)} cards, not 4 (or none before the deal)")
+        if len(self.center) not in (0, 4):
+            raise ValueError(f"center holds {len(self.center)} cards, not 4 (or none before the deal)")
+        _below([c for hand in self.hands for c in hand] + self.center, deck, "card ids")
+        _below(self.winners, teams, "winners (teams)")
+        if self.vote is not None:
+            v = self.vote
+            _below([v.proposer, *v.voters, *v.yes, *v.absent], n, "vote seats")
+        if self.last_call is not None:
+            call = self.last_call
+            _below([] if call.caller is None else [call.caller], n, "last_call.caller (a seat)")
+            target = [] if call.target_team is None else [call.target_team]
+            _below(target + call.scoring_teams, teams, "last_call teams")
+        return self
+
+    def check_table(self, n: int) -> None:
+        """The record is of a table of ``n`` players."""
+        if len(self.connected) != n:
+            raise ValueError(f"a table of {len(self.connected)} seats, the header says {n}")
+
+
+class EventRecord(_Record):
+    """One engine event (``quatro.events.Event``): its kind, its seat, its data and who saw it."""
+
+    kind: StrictStr
+    seat: Index | None
+    data: dict[str, Any]
+    visible_to: list[Index] | None
+
+    @model_validator(mode="after")
+    def _data_the_viewer_reads(self) -> EventRecord:
+        """The data keys the viewer turns into faces: emoji indices and card ids."""
+        for key in ("emoji", "sign"):
+            value = self.data.get(key)
+            if value is not None and not _is_index(value, NUM_EMOJIS):
+                raise ValueError(f"data.{key} must be an emoji index 0..{NUM_EMOJIS - 1}, got {value!r}")
+        for key in ("taken", "placed"):
+            if key in self.data and not _is_index(self.data[key], deck_size(max(TABLE_SIZES))):
+                raise ValueError(f"data.{key} must be a card id, got {self.data[key]!r}")
+        return self
+
+    def check_table(self, n: int) -> None:
+        """Seats and cards within a table of ``n`` players."""
+        _below(([] if self.seat is None else [self.seat]) + (self.visible_to or []), n, "event seats")
+        _below([self.data[k] for k in ("taken", "placed") if k in self.data], deck_size(n), "card ids")
+
+
+def _is_index(value: Any, bound: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < bound
+
+
+def _lengths(state: TableState, names: Iterable[str], length: int, what: str) -> None:
+    for name in names:
+        if (got := len(getattr(state, name))) != length:
+            raise ValueError(f"'{name}' has {got} entries, the table has {length} {what}")
+
+
+def _below(values: Iterable[int], bound: int, what: str) -> None:
+    bad = [v for v in values if v >= bound]
+    if bad:
+        raise ValueError(f"{what} must be below {bound} at this table, got {bad}")
