@@ -2,10 +2,10 @@
 
 Each malicious file would create a marker file when unpickled (``__reduce__`` calling
 ``os.system`` or ``exec``). Every loader — the library APIs, ``as_policy`` in all its forms,
-``quatro-eval FILE`` / ``checkpoint:FILE``, ``quatro-train --resume FILE``, the scripts and
-``quatro-convert`` without ``--trusted`` — refuses it with a message naming the file and how to
-convert a trusted one, and the marker never appears. A bot name always means the bot, even with
-a malicious file of that name in the working directory.
+``quatro-eval FILE`` / ``checkpoint:FILE``, ``quatro-train --resume FILE``, ``quatro-exploit FILE``,
+the scripts and ``quatro-convert`` without ``--trusted`` — refuses it with a message naming the
+file and how to convert a trusted one, and the marker never appears. A bot name always means the
+bot, even with a malicious file of that name in the working directory.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 
 from baselines.checkpoint_io import POLICY_FORMAT, TRAINER_FORMAT, UnsafeCheckpointError, load_checkpoint
 from baselines.convert import main as convert_main
+from baselines.exploit import frozen_policy
+from baselines.exploit import main as exploit_main
 from baselines.policy import PPOPolicy, load_model, load_policy_file
 from baselines.train_cli import main as train_main
 from baselines.trainer_state import load_trainer_checkpoint
@@ -84,6 +86,7 @@ LIBRARY_LOADERS = {
     "as_policy(torchscript:)": lambda p: as_policy(f"torchscript:{p}").build(4, 0),
     "as_policy(team)": lambda p: as_policy(("honest", f"checkpoint:{p}")).build(4, 0, member=1),
     "ship_checkpoint": lambda p: _script("ship_checkpoint").main([str(p), "x"]),
+    "frozen_policy (quatro-exploit)": lambda p: frozen_policy(str(p)),
 }
 
 
@@ -107,6 +110,7 @@ def test_the_command_lines_refuse_a_malicious_file_in_one_line(tmp_path, capsys,
             train_main(["--resume", str(path)])
         assert stop.value.code == 2
         assert convert_main([str(path), str(tmp_path / "converted.pt")]) == 2  # not without --trusted
+        assert exploit_main([str(path), "--steps", "100"]) == 2
         monkeypatch.setattr("sys.argv", ["sign_probability.py", str(path)])
         with pytest.raises(ValueError, match="evil"):
             _script("sign_probability").main()
@@ -114,7 +118,8 @@ def test_the_command_lines_refuse_a_malicious_file_in_one_line(tmp_path, capsys,
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines and all(
-        line.startswith(("quatro-eval: ", "quatro-train: ", "quatro-convert: ")) for line in lines
+        line.startswith(("quatro-eval: ", "quatro-train: ", "quatro-convert: ", "quatro-exploit: "))
+        for line in lines
     )
     assert "refused" in err and "Traceback" not in err
 
