@@ -342,7 +342,9 @@ def load_rllib_policy(
     checkpoint: str | Path, policy_id: str = POLICY_ID, explore: bool = False, seed: int | None = None
 ) -> RLlibPolicy:
     """Load the policy trained by ``quatro-train-rllib`` (or any algorithm checkpoint of
-    :func:`build_ppo_config`) from its checkpoint folder; no Ray cluster is needed."""
+    :func:`build_ppo_config`) from its checkpoint folder; no Ray cluster is needed.
+
+    RLlib's checkpoints pickle the module's class and arguments: load only a folder you trust."""
     module = RLModule.from_checkpoint(module_checkpoint_path(checkpoint, policy_id))
     return RLlibPolicy(module, explore=explore, seed=seed)
 
