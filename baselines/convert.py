@@ -14,7 +14,6 @@ module becomes a TorchScript program (``torchscript:PATH`` in ``quatro-eval``).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from baselines.checkpoint_io import (
     save_checkpoint,
 )
 from baselines.trainer_state import check_trainer_state
+from quatro_env.common.cli import OneLineParser
 
 
 def convert_payload(payload: Any) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def convert_file(source: Path, target: Path, trusted: bool = False, num_players:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="quatro-convert", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="quatro-convert", description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path, help="the older checkpoint")
     parser.add_argument("target", type=Path, help="where the converted file goes")
     parser.add_argument(

@@ -14,10 +14,10 @@ beyond the core install.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 
 from quatro_env import parallel_env
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.bots import BOT_POLICIES
 from quatro_env.quatro.cards import EMOJIS, card_label, is_quartet
 from quatro_env.quatro.engine import Phase
@@ -117,18 +117,16 @@ def _call_text(engine, ev) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="quatro-demo", description="Watch a short Quatro match of scripted bots."
-    )
+    parser = OneLineParser(prog="quatro-demo", description="Watch a short Quatro match of scripted bots.")
     parser.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
-    parser.add_argument("--rounds", type=int, default=1, help="rounds to play (at most)")
+    parser.add_argument("--rounds", type=int_in(1), default=1, help="rounds to play (at most)")
     parser.add_argument(
-        "--every", type=int, default=0, help="also show the full table every N-th tick (0: never)"
+        "--every", type=int_in(0), default=0, help="also show the full table every N-th tick (0: never)"
     )
     parser.add_argument(
         "--opponents", default="honest", choices=sorted(BOT_POLICIES), help="bot seats' policy"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int_in(0), default=0)
     args = parser.parse_args(argv)
 
     env = parallel_env(

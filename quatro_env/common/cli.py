@@ -7,6 +7,7 @@ alone (the usage is one ``--help`` away), and numeric options say the range they
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from pydantic import ValidationError
@@ -34,6 +35,20 @@ def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
 
     parse.__name__ = "int"  # argparse names the type in some messages
     return parse
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (a duration, a budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text}")
+    return value
+
+
+positive_float.__name__ = "float"
 
 
 def one_line_error(exc: Exception) -> str:

@@ -10,13 +10,13 @@ is its pair's final match score minus the other pair's, positive exactly for the
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from quatro_env.common.aec_tournament import AECPolicy, play_aec_games
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.common.stats import wilson_interval
 from quatro_env.cuatrola.bots import BOTS
 from quatro_env.cuatrola.env import AGENTS, raw_env
@@ -78,9 +78,11 @@ def format_table(results: Sequence[MatchupResult]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matches", type=int, default=1000, help="matches per matchup (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
+    parser = OneLineParser(
+        prog="python -m quatro_env.cuatrola.tournament", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--matches", type=int_in(1), default=1000, help="matches per matchup (default 1000)")
+    parser.add_argument("--seed", type=int_in(0), default=0, help="seed of the first match (default 0)")
     parser.add_argument(
         "--matchups",
         nargs="+",
@@ -88,8 +90,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="A:B bot pairs (default: greedy:random greedy:greedy random:random)",
     )
     args = parser.parse_args(argv)
-    if args.matches <= 0:
-        parser.error("--matches must be positive")
     results = []
     for matchup in args.matchups:
         bot_a, sep, bot_b = matchup.partition(":")

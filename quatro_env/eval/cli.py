@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers",
         type=int_in(1, MAX_WORKERS),
-        default=2,
-        help=f"parallel tables (processes), at most {MAX_WORKERS}",
+        default=min(2, MAX_WORKERS),
+        help=f"parallel tables (processes), at most {MAX_WORKERS} (the CPUs)",
     )
     p.add_argument(
         "--probe-matches",

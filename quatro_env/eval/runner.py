@@ -36,7 +36,8 @@ from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import Phase, QuatroEngine
 from quatro_env.replay.format import ReplayWriter
 
-MAX_WORKERS = 2
+#: the command lines' most harness processes: the CPUs this process may run on (each plays whole matches)
+MAX_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def slots_of_match(match_index: int, num_teams: int, num_slots: int) -> list[int]:
@@ -336,7 +337,8 @@ def run_lineups(
     replay_dir: str | Path | None = None,
 ) -> list[list[dict[str, Any]]]:
     """Play ``num_matches`` matches for every line-up (one policy per team); records per line-up,
-    in match order. ``workers`` processes (at most 2) play tables in parallel. The first
+    in match order. ``workers`` processes play tables in parallel (the command lines allow at most
+    :data:`MAX_WORKERS`, the CPUs); the results do not depend on how many. The first
     ``probe_matches`` matches record the linear probes' rows, the first ``view_matches`` the
     observations the Eve/Bob decoders read (:mod:`quatro_env.eval.secrecy`). With ``replay_dir``
     every match is also written there as a replay file."""
@@ -345,7 +347,8 @@ def run_lineups(
         raise ValueError(f"matches: must be positive, got {num_matches}")
     if max_rounds <= 0:
         raise ValueError(f"max_rounds: must be positive, got {max_rounds}")
-    workers = max(1, min(int(workers), MAX_WORKERS))
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers: a whole number >= 1, got {workers!r}")
     # The first job of each line-up is one match, so a progress bar moves from the first match on.
     bounds = sorted({0, *range(1, num_matches, max(1, chunk)), num_matches})
     jobs = [

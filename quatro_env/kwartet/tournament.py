@@ -16,12 +16,12 @@ rules (sole wins below 1/num_players, wins incl. shared above it, since leaders 
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from quatro_env.common.aec_tournament import play_aec_games
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.common.stats import wilson_interval
 from quatro_env.kwartet.bots import make_bot
 from quatro_env.kwartet.config import KwartetConfig
@@ -91,13 +91,18 @@ def markdown_table(results: list[MatchupResult], num_players: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000, help="games per matchup")
+    parser = OneLineParser(
+        prog="python -m quatro_env.kwartet.tournament", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--games", type=int_in(1), default=1000, help="games per matchup")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--families", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int_in(0), default=0)
     args = parser.parse_args(argv)
-    config = KwartetConfig(num_players=args.players, num_families=args.families, reward_mode="win_loss")
+    try:
+        config = KwartetConfig(num_players=args.players, num_families=args.families, reward_mode="win_loss")
+    except ValueError as err:
+        parser.error(one_line_error(err))
     results = [play_matchup(f, o, args.games, config, args.seed) for f, o in MATCHUPS]
     print(
         f"Kwartet tournament: {args.players} players, {args.families} families, "

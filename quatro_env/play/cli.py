@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.quatro.config import QuatroConfig
 
 #: Q23: the person's connection decides their seat's connection; no random reconnection on top
@@ -24,9 +25,7 @@ LIVE_DEFAULTS: dict[str, Any] = {"reconnect_prob": 0.0}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="quatro-play", description="Play a seat of a live Quatro table in the browser."
-    )
+    p = OneLineParser(prog="quatro-play", description="Play a seat of a live Quatro table in the browser.")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0, the host)")
     p.add_argument(
         "--partner", default="honest", help="your partner's policy (a bot, ppo_4p, checkpoint:PATH)"
@@ -41,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=int_in(0, 65535), default=8000, help="TCP port (0: any free port)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     return p
 

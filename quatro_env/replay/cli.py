@@ -7,12 +7,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from quatro_env.common.cli import OneLineParser
 from quatro_env.replay.html import write_html
 from quatro_env.replay.loader import ReplayFormatError, ReplayMismatchError, load
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="quatro-replay",
         description="Write a self-contained HTML viewer of a Quatro replay (see docs/watch_and_play.md).",
     )

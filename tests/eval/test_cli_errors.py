@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quatro_env.eval import cli
+from quatro_env.eval.runner import MAX_WORKERS
 
 QUICK = ["--matches", "1", "--round-seconds", "5", "--points-to-win", "1", "--probe-matches", "0"]
 
@@ -32,8 +33,8 @@ def no_matches(monkeypatch):
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (["--workers", "0"], r"--workers: expected a whole number from 1 to 2, got 0"),
-        (["--workers", "3"], r"--workers: expected a whole number from 1 to 2, got 3"),
+        (["--workers", "0"], rf"--workers: expected a whole number from 1 to {MAX_WORKERS}, got 0"),
+        (["--workers", str(MAX_WORKERS + 1)], rf"--workers: expected a whole number from 1 to {MAX_WORKERS}"),
         (["--probe-matches", "-1"], r"--probe-matches: expected a whole number >= 0, got -1"),
         (["--matches", "0"], r"--matches: expected a whole number >= 1, got 0"),
         (["--matches", "many"], r"--matches: expected a whole number >= 1, got 'many'"),
@@ -82,3 +83,18 @@ def test_bad_rule_settings_name_the_field(capsys):
     assert "round_seconds" in _one_error_line(capsys, "quatro-eval")
     assert cli.main(["honest", "random", "--set", "no_equals_sign"]) == 2
     assert "--set 'no_equals_sign': expected FIELD=VALUE" in _one_error_line(capsys, "quatro-eval")
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_the_library_refuses_a_worker_count_that_is_not_a_whole_number_above_zero(workers):
+    """``evaluate(workers=0)`` was silently played with one worker, ``workers=8`` with two."""
+    from quatro_env.eval.harness import evaluate
+
+    with pytest.raises(ValueError, match=r"workers: a whole number >= 1, got"):
+        evaluate(["honest", "random"], matches=1, workers=workers, progress=False)
+
+
+def test_the_command_lines_allow_every_cpu():
+    assert MAX_WORKERS >= 1
+    args = cli.build_parser().parse_args(["honest", "random", "--workers", str(MAX_WORKERS)])
+    assert args.workers == MAX_WORKERS
