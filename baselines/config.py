@@ -103,7 +103,7 @@ class TrainConfig(BaseModel):
 
     run_name: str = "ppo"
     out_dir: str = "runs"
-    seed: int = 1
+    seed: int = Field(1, ge=0, lt=2**32, description="seeds torch, numpy and the tables")
     deterministic: bool = True
     device: str = "cpu"
     env_device: str | None = Field(
@@ -210,7 +210,7 @@ class TrainConfig(BaseModel):
         try:
             QuatroConfig(**env)
         except ValueError as exc:
-            raise ValueError(f"env: {exc}") from None
+            raise ValueError(f"env: {one_line_error(exc)}") from None
         return env
 
     @field_validator("bot_opponents")
@@ -264,7 +264,7 @@ class TrainConfig(BaseModel):
             try:
                 QuatroConfig(**{**self.env, **stage.env})
             except ValueError as exc:
-                raise ValueError(f"curriculum: {exc}") from None
+                raise ValueError(f"curriculum: {one_line_error(exc)}") from None
             if "num_players" in stage.env:
                 raise ValueError("curriculum: a stage cannot change num_players")
             pool, bots, _ = self.opponent_mix(stage.until_agent_steps - 1)

@@ -79,6 +79,12 @@ def test_binary_and_missing_config_files_are_named(tmp_path, capsys):
             "override 'num_envs=[1': the value is not valid YAML",
         ),
         (["--config", SMOKE, "lerning_rate=0.1"], "lerning_rate: Extra inputs are not permitted"),
+        (["--config", SMOKE, "seed=-1"], "seed: Input should be greater than or equal to 0 (got -1)"),
+        (["--config", SMOKE, "env.num_players=5"], "env: num_players: must be one of (4, 6, 8) (Q1), got 5"),
+        (
+            ["--config", SMOKE, "curriculum=[{until_agent_steps: 9, env: {round_seconds: -2}}]"],
+            "curriculum: round_seconds: Input should be greater than 0 (got -2)",
+        ),
         (["--resume", "nowhere.pt"], "checkpoint 'nowhere.pt': no such file"),
         (["--resume", "x.pt", "--config", SMOKE], "--config: not with --resume"),
     ],
