@@ -16,9 +16,11 @@ from quatro_env.quatro.phases import HOST_SEAT as HOST_SEAT
 from quatro_env.quatro.phases import Phase
 
 SIGN, PLAY, PAUSE, OVER = int(Phase.SIGN), int(Phase.PLAY), int(Phase.PAUSE), int(Phase.OVER)
+NUM_PHASES = len(Phase)
 #: ``call_kind``: the round's ending call (-1 none), as the encoder's ``last_call`` numbers it
 NONE_CALL = -1
 QUATRO_CALL, CONTRA_CALL, BLANK_CALL = CALL_KINDS["quatro"], CALL_KINDS["contra"], CALL_KINDS["blank"]
+NUM_CALLS = len(CALL_KINDS)
 
 K_NOOP, K_EXCHANGE, K_TAKE, K_RELEASE = (
     int(k) for k in (ActionKind.NOOP, ActionKind.EXCHANGE, ActionKind.TAKE_FLOOR, ActionKind.RELEASE_FLOOR)

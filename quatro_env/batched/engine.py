@@ -215,8 +215,9 @@ class BatchedQuatroEngine:
         return {name: getattr(self, name).clone() for name in STATE_FIELDS}
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        """Restore :meth:`state_dict`; a missing, unknown or ill-shaped entry is refused by name
-        before anything changes."""
+        """Restore :meth:`state_dict`; a missing, unknown, ill-shaped or out-of-range entry is refused by
+        name before anything changes. The masks are derived again from the loaded state (the rules
+        decide legality, not the file), with the kinds ``sample_actions`` draws from."""
         if not isinstance(state, dict):
             raise ValueError(f"engine state: a dict of tensors, got {type(state).__name__}")
         missing, unknown = sorted(set(STATE_FIELDS) - set(state)), sorted(set(state) - set(STATE_FIELDS))
@@ -231,8 +232,12 @@ class BatchedQuatroEngine:
                     f"engine state: {name} must be {current.dtype}{list(current.shape)}, "
                     f"got {value.dtype}{list(value.shape)}"
                 )
+        bad = schema.out_of_bounds(state, self._dims)
+        if bad:
+            raise ValueError(f"engine state: values the rules never hold: {'; '.join(bad)}")
         for name in STATE_FIELDS:
             getattr(self, name).copy_(state[name])
+        self._derive_masks(self._view(self._all_rows), True, self.masks)
 
     def illegal_reason(self, table: int, seat: int, action: int) -> str | None:
         """Why ``action`` is not legal for ``seat`` of ``table`` this tick, or None (Q29).
@@ -377,10 +382,17 @@ class BatchedQuatroEngine:
             self._work["encode"].zero_()
             run.encode_features(rows, all_rows, prm, self._offs, S, self._V, self._W)
             run.spread_observations(view(observations), rows, all_rows, prm, self._W)
+        else:
+            run.encode(rows, all_rows, view(observations), prm, self._offs, S, self._V, self._W)
+        self._derive_masks(rows, all_rows, masks)
+
+    def _derive_masks(self, rows, all_rows: bool, masks: torch.Tensor) -> None:
+        """Masks and legal kinds of the tables where ``rows`` (every table if ``all_rows``) from the state."""
+        view, S, run, prm = self._view, self._S, self._run, self._prm
+        if self.backend == "cuda":
             run.legal_kinds(rows, all_rows, view(self.kind_legal), prm, S)
             run.spread_masks(view(masks), rows, all_rows, view(self.kind_legal), self._tables)
         else:
-            run.encode(rows, all_rows, view(observations), prm, self._offs, S, self._V, self._W)
             run.compute_masks(rows, all_rows, view(masks), view(self.kind_legal), prm, self._tables, S)
 
     def _published_masks(self) -> torch.Tensor:

@@ -16,7 +16,10 @@ Groups:
 * ``SCRATCH``: the work space the caller hands in (device code cannot allocate): one row per table
   played at once (one on the CPU, every table on a GPU).
 
-Shapes name the dimensions of :class:`Dims` (``"n"`` seats, ``"T"`` teams, ...).
+Shapes name the dimensions of :class:`Dims` (``"n"`` seats, ``"T"`` teams, ...). ``bounds`` gives the
+values a state field may hold where the programs index with it (a card id, a sign, a phase):
+:func:`out_of_bounds` checks a loaded state against them, because the compiled programs check no
+index, and a value past its block would write past it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 
 import torch
 
-from quatro_env.batched.constants import NUM_KINDS
+from quatro_env.batched.constants import NUM_CALLS, NUM_EMOJIS, NUM_KINDS, NUM_PHASES
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Field:
     shape: tuple[str | int, ...]  # after the leading table dimension
     fill: int | float | bool  # the value at allocation (a reset sets every field that matters)
     meaning: str
+    bounds: tuple[int, int | str] | None = None  # lo <= value < hi (hi may name a Dims size)
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,10 @@ class Dims:
     width: int = 0  # the encoder's scratch row (``layout.encode_width``)
     q5_cap: int = 16  # Q5 re-splits one table may record in one tick (more is an error)
     kinds: int = NUM_KINDS  # action kinds
+    emojis: int = NUM_EMOJIS  # signs and channel emojis (Q7)
+    phases: int = NUM_PHASES
+    calls: int = NUM_CALLS  # a round's ending call: quatro, contra, blank
+    score_max: int = 128  # team points are int8 and shown as one byte
 
     def resolve(self, shape: tuple[str | int, ...]) -> tuple[int, ...]:
         return tuple(getattr(self, s) if isinstance(s, str) else s for s in shape)
@@ -62,27 +70,27 @@ STATE = (
     Field("episode", i64, (), 0, "episodes finished on this table (part of the draw key)"),
     Field("key", i64, (), 0, "hash of seed and episode: the key of this episode's draws"),
     Field("tick", i32, (), 0, "the tick about to be played"),
-    Field("phase", i8, (), 0, "Phase: sign, play, pause, over"),
+    Field("phase", i8, (), 0, "Phase: sign, play, pause, over", (0, "phases")),
     Field("phase_end", i32, (), 0, "last tick of the phase (sign, play, pause)"),
     Field("round_index", i16, (), 0, "rounds begun (1 = the first)"),
     Field("rounds_completed", i16, (), 0, "rounds ended (Q10)"),
-    Field("scores", i8, ("T",), 0, "team points (Q24)"),
+    Field("scores", i8, ("T",), 0, "team points (Q24)", (0, "score_max")),
     Field("connected", b8, ("n",), False, "seat is connected (Q23)"),
     Field("ready", b8, ("n",), False, "seat confirmed ready in the sign phase (Q8)"),
-    Field("hands", i8, ("n", 4), -1, "card ids (value = id >> 2); -1 outside play (Q4, Q8)"),
-    Field("center", i8, (4,), -1, "the center's card ids (Q4)"),
-    Field("team_sign", i8, ("T",), -1, "the team's secret sign, -1 until fixed (Q7)"),
+    Field("hands", i8, ("n", 4), -1, "card ids (value = id >> 2); -1 outside play (Q4, Q8)", (-1, "deck")),
+    Field("center", i8, (4,), -1, "the center's card ids (Q4)", (-1, "deck")),
+    Field("team_sign", i8, ("T",), -1, "the team's secret sign, -1 until fixed (Q7)", (-1, "emojis")),
     Field("floor", b8, ("n",), False, "seat holds the floor (Q15)"),
-    Field("emoji", i8, ("n",), -1, "the floor holder's current emoji, -1 none (Q15)"),
+    Field("emoji", i8, ("n",), -1, "the floor holder's current emoji, -1 none (Q15)", (-1, "emojis")),
     Field("pulse_anchor", i32, ("n",), -1, "tick the emoji pulse counts from, -1 none (Q15)"),
-    Field("pulse_emoji", i8, ("n",), -1, "the last pulsed emoji, -1 none (Q15)"),
+    Field("pulse_emoji", i8, ("n",), -1, "the last pulsed emoji, -1 none (Q15)", (-1, "emojis")),
     Field("pulse_tick", i32, ("n",), -1, "tick of the last pulse"),
     Field("next_exchange", i32, ("n",), 0, "first tick of the next exchange (Q13)"),
     Field("next_floor", i32, ("n",), 0, "first tick of the next floor gesture (Q17)"),
     Field("rem_open", i32, ("n",), -1, "tick the own-quartet reminder opened, -1 none (Q18)"),
     Field("rem_last", i32, ("n",), -1, "last tick of the reminder window (Q18)"),
     Field("vote_open", b8, (), False, "a reshuffle vote is open (Q20)"),
-    Field("vote_proposer", i8, (), 0, "the seat that proposed it"),
+    Field("vote_proposer", i8, (), 0, "the seat that proposed it", (0, "n")),
     Field("vote_deadline", i32, (), 0, "last tick of the vote (silence is a no)"),
     Field("voters", b8, ("n",), False, "seats that must answer (Q20, Q22)"),
     Field("yes", b8, ("n",), False, "voters who said yes"),
@@ -90,9 +98,16 @@ STATE = (
     Field("absent", b8, ("n",), False, "voters who disconnected during the vote: cannot answer (Q20)"),
     Field("next_proposal", i32, (), 0, "first tick of the next proposal (Q21)"),
     Field("start_requested", b8, (), False, "the host asked to start the next round (Q11)"),
-    Field("call_kind", i8, (), -1, "the round's ending call: -1 none, 0 quatro, 1 contra, 2 blank"),
-    Field("call_caller", i8, (), -1, "the caller's seat, -1 none"),
-    Field("call_target", i8, (), -1, "the accused team of a contra, -1 none (Q19)"),
+    Field(
+        "call_kind",
+        i8,
+        (),
+        -1,
+        "the round's ending call: -1 none, 0 quatro, 1 contra, 2 blank",
+        (-1, "calls"),
+    ),
+    Field("call_caller", i8, (), -1, "the caller's seat, -1 none", (-1, "n")),
+    Field("call_target", i8, (), -1, "the accused team of a contra, -1 none (Q19)", (-1, "T")),
     Field("call_scoring", b8, ("T",), False, "teams that scored at the round's end (Q25)"),
 )
 
@@ -179,3 +194,17 @@ def bytes_per_table(fields: tuple[Field, ...], dims: Dims) -> int:
     return sum(
         torch.empty((), dtype=f.dtype).element_size() * math.prod(dims.resolve(f.shape)) for f in fields
     )
+
+
+def out_of_bounds(state: dict[str, torch.Tensor], dims: Dims) -> list[str]:
+    """Each ``STATE`` field of ``state`` holding a value outside its ``bounds``: ``name: lo..hi-1, got v``."""
+    bad = []
+    for f in STATE:
+        if f.bounds is None:
+            continue
+        lo, hi = f.bounds[0], dims.resolve((f.bounds[1],))[0]
+        values = state[f.name].long()  # an int8 field against 128 would wrap
+        outside = (values < lo) | (values >= hi)
+        if bool(outside.any()):
+            bad.append(f"{f.name}: {lo}..{hi - 1}, got {int(values[outside][0])}")
+    return bad

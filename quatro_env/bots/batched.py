@@ -489,6 +489,15 @@ def _act_rows(
         out[i] = action if m[action] else 0
 
 
+def _bot_ids(kinds: np.ndarray, where: str) -> np.ndarray:
+    """``kinds`` if every id is a bot of :data:`KINDS` or :data:`NO_BOT` (the rows dispatch on it)."""
+    if kinds.size and (kinds.min() < NO_BOT or kinds.max() >= len(KINDS)):
+        raise ValueError(
+            f"{where}: bot ids lie in [{NO_BOT}, {len(KINDS) - 1}], got {kinds.min()}..{kinds.max()}"
+        )
+    return kinds
+
+
 class BatchedBots:
     """Bot seats as rows: ``reset_rows`` gives rows a bot (a fresh one, as at a match start), ``act``
     decides all rows from their observations, masks and this tick's draws.
@@ -535,11 +544,7 @@ class BatchedBots:
 
     def reset_rows(self, rows: np.ndarray, kinds: np.ndarray) -> None:
         """A new bot in each of ``rows`` (kind ids, :data:`KINDS`, or :data:`NO_BOT`): not in a round yet."""
-        kinds = np.asarray(kinds, np.int64)
-        if kinds.size and (kinds.min() < NO_BOT or kinds.max() >= len(KINDS)):
-            raise ValueError(
-                f"kinds: bot ids lie in [{NO_BOT}, {len(KINDS) - 1}], got {kinds.min()}..{kinds.max()}"
-            )
+        kinds = _bot_ids(np.asarray(kinds, np.int64), "kinds")
         self.kinds[rows] = kinds
         self.st_i[rows] = 0
 
@@ -591,17 +596,34 @@ class BatchedBots:
             array[sel] = new
         return out
 
+    #: the bots' memory, as a checkpoint holds it
+    STATE = ("kinds", "st_i", "order", "quiet", "runs", "known", "erratic")
+
     def state_dict(self) -> dict[str, torch.Tensor]:
         import torch
 
-        names = ("kinds", "st_i", "order", "quiet", "runs", "known", "erratic")
-        return {name: torch.from_numpy(getattr(self, name).copy()) for name in names}
+        return {name: torch.from_numpy(getattr(self, name).copy()) for name in self.STATE}
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        for name, tensor in state.items():
-            current = getattr(self, name)
+        """Restore :meth:`state_dict`. Every entry is checked before anything changes: the names (a
+        file names no other attribute), shapes, dtypes, and the bot ids the compiled rows dispatch on."""
+        import torch
+
+        if not isinstance(state, dict):
+            raise ValueError(f"bots: a dict of tensors, got {type(state).__name__}")
+        missing, unknown = sorted(set(self.STATE) - set(state)), sorted(set(state) - set(self.STATE))
+        if missing or unknown:
+            raise ValueError(f"bots: missing {missing}, unknown {unknown}")
+        values = {}
+        for name in self.STATE:
+            current, tensor = getattr(self, name), state[name]
+            if not isinstance(tensor, torch.Tensor):
+                raise ValueError(f"bots.{name}: a tensor, got {type(tensor).__name__}")
             value = tensor.numpy()
             if value.shape != current.shape or value.dtype != current.dtype:
                 want, got = f"{current.dtype}{list(current.shape)}", f"{value.dtype}{list(value.shape)}"
                 raise ValueError(f"bots.{name}: expected {want}, got {got}")
-            current[...] = value
+            values[name] = value
+        _bot_ids(values["kinds"], "bots.kinds")
+        for name, value in values.items():
+            getattr(self, name)[...] = value

@@ -112,6 +112,32 @@ def test_state_round_trips_and_refuses_wrong_shapes():
 
 
 @pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda s: s.update(_fields=torch.zeros(3, dtype=torch.int64)), r"unknown \['_fields'\]"),
+        (lambda s: s.update(params=torch.zeros(5)), r"unknown \['params'\]"),
+        (lambda s: s.pop("known"), r"missing \['known'\]"),
+        (lambda s: s["kinds"].__setitem__(0, 99), r"bots.kinds: bot ids lie in \[-1, 8\], got .*99"),
+        (lambda s: s.update(erratic=s["erratic"].numpy()), r"bots.erratic: a tensor, got ndarray"),
+        (lambda s: s.update(order=s["order"][:1]), r"bots.order: expected int64\[3, 5\]"),
+    ],
+)
+def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change, named):
+    """A file names only the bots' memory: not their layout tables (``_fields``: the observation offsets
+    the compiled rows read at) or parameters, which it could overwrite before; and a bad entry late in
+    the dict no longer leaves the earlier ones copied."""
+    bots = BatchedBots(4, 3)
+    bots.reset_rows(np.arange(3), BatchedBots.kind_ids(["honest", "counter", "decoy"]))
+    before = bots.state_dict()
+    state = {k: v.clone() for k, v in before.items()}
+    state["known"].fill_(2)  # would be copied first if the check came after
+    change(state)
+    with pytest.raises(ValueError, match=named):
+        bots.load_state_dict(state)
+    assert all(torch.equal(v, bots.state_dict()[k]) for k, v in before.items())
+
+
+@pytest.mark.parametrize(
     ("bad", "message"),
     [(1.0, r"\[0, 1\)"), (-0.25, r"\[0, 1\)"), (np.nan, r"\[0, 1\)"), (None, "need shape")],
 )

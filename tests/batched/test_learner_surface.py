@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from quatro_env.batched import BatchedQuatroEngine
+from quatro_env.batched import BatchedQuatroEngine, schema
 from quatro_env.batched.engine import STATE_FIELDS
 from quatro_env.quatro.cards import is_quartet
 from quatro_env.quatro.engine import Phase
@@ -64,3 +64,51 @@ def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change
     with pytest.raises(ValueError, match=named):
         engine.load_state_dict(state)
     assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
+
+
+DIMS = schema.Dims(n=4, T=2, deck=20)  # the tables of ``_played``
+
+
+def _out_of_bounds_cases() -> list:
+    """Each bounded field with the value just below and just above its bounds, where its dtype can
+    hold that value (an int8 score cannot be 128: there the dtype is the bound)."""
+    cases = []
+    for f in schema.STATE:
+        if f.bounds is not None:
+            lo, hi = f.bounds[0], DIMS.resolve((f.bounds[1],))[0]
+            info = torch.iinfo(f.dtype)
+            cases += [
+                pytest.param(f, lo, hi, bad, id=f"{f.name}={bad}")
+                for bad in (lo - 1, hi)
+                if info.min <= bad <= info.max
+            ]
+    return cases
+
+
+@pytest.mark.parametrize(("field", "lo", "hi", "bad"), _out_of_bounds_cases())
+def test_a_value_the_rules_never_hold_is_refused_by_name_and_changes_nothing(field, lo, hi, bad):
+    """The compiled programs index with these fields and check no bound: a team sign of 99 would write
+    past its one-hot block (seen under NUMBA_BOUNDSCHECK=1), so a checkpoint holding one is refused."""
+    engine = _played(seed=3)
+    assert engine._dims.resolve((field.bounds[1],))[0] == hi
+    state, before = engine.state_dict(), engine.state_dict()
+    state[field.name].view(-1)[-1] = bad
+    named = rf"values the rules never hold: {field.name}: {lo}\.\.{hi - 1}, got {bad}"
+    with pytest.raises(ValueError, match=named):
+        engine.load_state_dict(state)
+    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
+
+
+def test_loaded_masks_are_derived_from_the_state_and_sampling_follows_them():
+    """``sample_actions`` drew from the legal kinds of the state before the load (189 illegal actions of
+    256 in the case that found it); the masks of the file are not trusted either."""
+    source = _played(seed=4)
+    state = source.state_dict()
+    state["masks"].fill_(1)  # a file's masks say nothing: the rules decide
+    engine = BatchedQuatroEngine(16, seed=77, sign_phase_seconds=2.0, round_seconds=30.0)
+    engine.load_state_dict(state)
+    assert torch.equal(engine.masks, source.masks)
+    assert torch.equal(engine.kind_legal, source.kind_legal)
+    actions = engine.sample_actions(torch.Generator().manual_seed(1))
+    assert bool(engine.masks.gather(2, actions.unsqueeze(-1)).all())
+    engine.step(actions)  # illegal_action="raise": every sampled action is legal
