@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from quatro_env.play.server import create_app
+        from quatro_env.play.server import LOOPBACK_HOSTS, create_app
         from quatro_env.play.table import LiveTable
     except ImportError as err:
         print(f"quatro-play needs the play extra: pip install 'quatro-env[play]' ({err})", file=sys.stderr)
@@ -90,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    uvicorn.run(create_app(table), host=args.host, port=args.port, log_level="warning")
+    hosts = (*LOOPBACK_HOSTS, args.host) if loopback else None  # a DNS-rebinding name is refused
+    uvicorn.run(create_app(table, hosts), host=args.host, port=args.port, log_level="warning")
     return 0
 
 

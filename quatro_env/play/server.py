@@ -1,7 +1,11 @@
 """The live table's web server: a Starlette app, one page and one WebSocket, ticking in real time.
 
 ``GET /`` is the page (inline CSS and JS, nothing fetched); ``/ws`` carries the person's messages
-in and their view out (one ``frame`` message a tick). A malformed or illegal message gets an
+in and their view out (one ``frame`` message a tick). The socket carries the seat's private view
+(its hand, its team's sign), so it takes only the page's own origin: a browser lets any site open a
+WebSocket to ``127.0.0.1``, and without the check another tab's page could read the hand and play the
+seat. On loopback, ``allowed_hosts`` refuses other ``Host`` names too (a DNS-rebinding page has the
+same origin as its host, so only the host name tells it apart). A malformed or illegal message gets an
 ``error`` message back and the table plays on; a dropped connection disconnects the seat (Q23)
 and a new connection reconnects it. The clock starts when the page first connects.
 """
@@ -11,9 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import HTMLResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -83,6 +91,10 @@ class TableServer:
         return HTMLResponse(page_html(self.table))
 
     async def socket(self, ws: WebSocket) -> None:
+        origin = ws.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != ws.headers.get("host"):
+            await ws.close(code=4003)  # before the handshake completes: refused (HTTP 403)
+            return
         await ws.accept()
         if self.client is not None:
             await ws.send_text(
@@ -137,7 +149,12 @@ class TableServer:
                 await self.clock
 
 
-def create_app(table: LiveTable) -> Starlette:
+#: the names of this machine's loopback interface, as a browser sends them in ``Host``
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def create_app(table: LiveTable, allowed_hosts: Sequence[str] | None = None) -> Starlette:
+    """The app; ``allowed_hosts`` (e.g. :data:`LOOPBACK_HOSTS`): the ``Host`` names it answers, or any."""
     server = TableServer(table)
 
     @contextlib.asynccontextmanager
@@ -147,6 +164,9 @@ def create_app(table: LiveTable) -> Starlette:
 
     app = Starlette(
         routes=[Route("/", server.page), WebSocketRoute("/ws", server.socket)],
+        middleware=[]
+        if allowed_hosts is None
+        else [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)],
         lifespan=lifespan,
     )
     app.state.server = server
