@@ -30,11 +30,15 @@ from quatro_env.batched import schema
 from quatro_env.batched.constants import MAX_TICKS
 from quatro_env.batched.program import layout as L
 from quatro_env.batched.schema import STATE_FIELDS
+from quatro_env.common.strict import as_int
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import deck_size, num_values
 from quatro_env.quatro.config import QuatroConfig, to_ticks
 from quatro_env.quatro.encoding import make_blocks
 from quatro_env.quatro.engine import Phase, QuatroEngine, Vote
+
+#: seeds lie in 0..MAX_SEED (a table's seed is the seed plus its index, in int64)
+MAX_SEED = 2**62
 
 
 @dataclass
@@ -272,9 +276,11 @@ class BatchedQuatroEngine:
         """Reset every table. ``seed``: an int (table b gets ``seed + b``), one seed per table, or None."""
         B = self.num_envs
         if seed is None:
-            seeds = torch.randint(0, 2**62, (B,), dtype=torch.long)
-        elif isinstance(seed, int):
-            seeds = seed + torch.arange(B, dtype=torch.long)
+            seeds = torch.randint(0, MAX_SEED, (B,), dtype=torch.long)
+        elif isinstance(
+            seed, (int, np.integer)
+        ):  # a bool or a negative seed is refused, as the ParallelEnv does
+            seeds = as_int(seed, "seed", low=0, high=MAX_SEED) + torch.arange(B, dtype=torch.long)
         else:
             seeds = torch.as_tensor(seed, dtype=torch.long).reshape(-1)
             if seeds.numel() != B:

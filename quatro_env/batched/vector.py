@@ -33,8 +33,9 @@ import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from quatro_env.batched.engine import BatchedQuatroEngine
+from quatro_env.batched.engine import MAX_SEED, BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, BatchedBots
+from quatro_env.common.strict import as_int
 from quatro_env.quatro.actions import ActionKind
 
 #: bot policies the engine's device plays itself (whole-batch torch operations)
@@ -137,7 +138,10 @@ class QuatroVectorEnv(VectorEnv):
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self._gen.manual_seed(int(seed) ^ 0x5EED)
+            seed = as_int(
+                seed, "seed", low=0, high=MAX_SEED
+            )  # as the ParallelEnv: no bool, float or negative
+            self._gen.manual_seed(seed ^ 0x5EED)
         if self._bots is not None:  # fresh bots for every table's new match
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
             if seed is not None:
@@ -178,7 +182,7 @@ class QuatroVectorEnv(VectorEnv):
 
     def step(self, actions):
         e = self.engine
-        a = torch.as_tensor(actions, device=e.device).long().reshape(self.num_tables, self.agents_per_table)
+        a = self._checked_actions(actions).to(device=e.device).reshape(self.num_tables, self.agents_per_table)
         if self._all_agents:
             joint = a
         else:
@@ -202,6 +206,25 @@ class QuatroVectorEnv(VectorEnv):
         term = res.terminations.repeat_interleave(m)
         trunc = res.truncations.repeat_interleave(m)
         return self._out(obs), self._out(rew), self._out(term), self._out(trunc), self._infos(res)
+
+    def _checked_actions(self, actions) -> torch.Tensor:
+        """``actions`` as long ``[num_envs]`` (or ``[num_tables, agents per table]``), or a ValueError: a
+        float is not rounded, a transposed array is not reshaped."""
+        try:
+            a = torch.as_tensor(actions)
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(
+                f"actions: an integer array of {self.num_envs} action indices, got {actions!r}"
+            ) from None
+        if a.dtype == torch.bool or a.is_floating_point() or a.is_complex():
+            raise ValueError(f"actions: integer action indices, got dtype {a.dtype}")
+        shapes = ((self.num_envs,), (self.num_tables, self.agents_per_table))
+        if tuple(a.shape) not in shapes:
+            raise ValueError(
+                f"actions: need shape [{self.num_envs}] (one per agent slot) or "
+                f"[{self.num_tables}, {self.agents_per_table}], got {list(a.shape)}"
+            )
+        return a.long()
 
     def sample_legal_actions(self) -> torch.Tensor:
         """Uniformly random legal actions for every slot, on the engine's device."""

@@ -3,11 +3,13 @@ never on the buffer handed to the caller (Q29), and wrong types are refused nami
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.batched.engine import MAX_TICKS
+from quatro_env.batched.vector import QuatroVectorEnv
 from tests.batched.test_batched import BACKENDS
 
 
@@ -125,3 +127,33 @@ def test_a_bad_supplied_draw_is_refused_naming_it(uniforms, match):
         engine.sample_actions(uniforms=uniforms)
     with pytest.raises(ValueError, match="a generator or uniforms, not both"):
         engine.sample_actions(torch.Generator(), uniforms=torch.rand(2, 4, 2))
+
+
+@pytest.mark.parametrize(
+    ("actions", "named"),
+    [
+        (np.full(8, 0.7), r"integer action indices, got dtype torch.float64"),  # was rounded down to 0
+        (np.zeros((4, 2), np.int64), r"need shape \[8\] .* or \[2, 4\], got \[4, 2\]"),  # was reshaped
+        (np.zeros(9, np.int64), r"need shape \[8\]"),
+        (np.ones(8, bool), r"got dtype torch.bool"),
+        ("x", r"an integer array of 8 action indices, got 'x'"),
+    ],
+)
+def test_the_vector_env_refuses_actions_it_would_have_coerced(actions, named):
+    env = QuatroVectorEnv(2, num_players=4)
+    env.reset(seed=0)
+    before = env.engine.state_dict()
+    with pytest.raises(ValueError, match=named):
+        env.step(actions)
+    assert all(torch.equal(before[k], v) for k, v in env.engine.state_dict().items())
+    env.step(np.zeros((2, 4), np.int64))  # the table shape is also taken
+    env.step(np.zeros(8, np.int64))
+
+
+@pytest.mark.parametrize("seed", [-1, True, 1.5, "0", 2**70])
+def test_the_vector_env_and_the_engine_refuse_seeds_as_the_parallel_env_does(seed):
+    with pytest.raises(ValueError, match="seed"):
+        QuatroVectorEnv(2, num_players=4).reset(seed=seed)
+    if isinstance(seed, int):  # bool included: an int subclass
+        with pytest.raises(ValueError, match="seed"):
+            BatchedQuatroEngine(2).reset(seed)
