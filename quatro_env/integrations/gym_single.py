@@ -26,6 +26,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from quatro_env.common.strict import as_int
 from quatro_env.quatro.bots import BOT_POLICIES
 from quatro_env.quatro.env import QuatroParallelEnv
 from quatro_env.quatro_v0 import parallel_env
@@ -110,6 +111,8 @@ class QuatroSingleAgentEnv(gym.Env):
         self._obs: dict[str, dict[str, np.ndarray]] = {}
 
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
+        if seed is not None:
+            as_int(seed, "seed", low=0)  # the ParallelEnv's rule: gymnasium would take True as 1
         super().reset(seed=seed)
         table_seed, *seat_seeds = self.np_random.integers(2**63 - 1, size=1 + len(self.others)).tolist()
         self._obs, infos = self.parallel.reset(seed=table_seed, options=options)
@@ -120,8 +123,12 @@ class QuatroSingleAgentEnv(gym.Env):
     def step(self, action):
         if not self.parallel.agents:
             raise RuntimeError("the episode is over: call reset() before step()")
+        if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+            action = action[()]  # a 0-d integer array, as some vector wrappers hand out
+        # checked before the other seats decide (their bots would draw): 0.7, True or "0" is refused
+        self.parallel.check_action(self.agent, action)
         actions = {agent: policy(self._obs[agent], agent) for agent, policy in self.others.items()}
-        actions[self.agent] = int(action)
+        actions[self.agent] = action
         self._obs, rewards, terminations, truncations, infos = self.parallel.step(actions)
         return (
             self._obs[self.agent],

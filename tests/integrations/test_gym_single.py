@@ -54,6 +54,31 @@ def test_default_raises_on_illegal_action():
     assert info["illegal_action"]
 
 
+@pytest.mark.parametrize("bad", [0.7, True, np.float32(2.0), "0", np.array([0])])
+def test_a_non_integer_action_is_refused_and_the_table_plays_on_unchanged(bad):
+    """``int(action)`` played 0.7 as 0, True as 1 and "0" as 0. The action is now checked before the other
+    seats decide, so a refused step leaves their bots' draws untouched: the match goes on as if it had
+    not been tried."""
+    env = QuatroSingleAgentEnv(others="random", **SHORT_TABLE)
+    straight, _ = _play(env, seed=3)
+    obs, _ = env.reset(seed=3)
+    with pytest.raises(ValueError, match=r"player_0: an action is an int index"):
+        env.step(bad)
+    rng, trace, done = np.random.default_rng(0), [], False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, reward, term, trunc, _ = env.step(np.array(action))  # a 0-d integer array is an index
+        trace.append((action, obs["observation"].tobytes(), reward))
+        done = term or trunc
+    assert trace == straight
+
+
+@pytest.mark.parametrize("seed", [-1, True, 1.5])
+def test_seeds_follow_the_parallel_env_s_rule(seed):
+    with pytest.raises(ValueError, match="seed"):
+        QuatroSingleAgentEnv(**SHORT_TABLE).reset(seed=seed)
+
+
 def test_reproducible_per_seed_and_episodes_end():
     env = QuatroSingleAgentEnv(seat=2, others="random", **SHORT_TABLE)
     a, _ = _play(env, seed=5)
