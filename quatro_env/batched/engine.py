@@ -277,9 +277,7 @@ class BatchedQuatroEngine:
         B = self.num_envs
         if seed is None:
             seeds = torch.randint(0, MAX_SEED, (B,), dtype=torch.long)
-        elif isinstance(
-            seed, (int, np.integer)
-        ):  # a bool or a negative seed is refused, as the ParallelEnv does
+        elif isinstance(seed, (int, np.integer)):  # a bool or a negative one is refused (ParallelEnv)
             seeds = as_int(seed, "seed", low=0, high=MAX_SEED) + torch.arange(B, dtype=torch.long)
         else:
             seeds = torch.as_tensor(seed, dtype=torch.long).reshape(-1)
