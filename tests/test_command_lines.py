@@ -49,3 +49,28 @@ def test_a_bad_argument_is_refused_in_one_line(main, argv, named, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, err
     assert named in err
+
+
+def test_an_output_that_cannot_be_written_is_named_before_the_work(tmp_path, capsys, monkeypatch):
+    """``quatro-exploit --out FILE`` trained for the whole budget, then died in a traceback on ``mkdir``;
+    ``quatro-replay -o DIR`` and ``quatro-eval --replays FILE`` ended in tracebacks too."""
+    from baselines import exploit
+    from quatro_env.eval import cli as eval_cli
+    from tests.replay.helpers import write_replays
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("keep me")
+
+    def never(*args, **kwargs):
+        raise AssertionError("the work started before the output was checked")
+
+    monkeypatch.setattr(exploit, "run", never)
+    assert exploit_main(["counter", "--steps", "9", "--out", str(blocker)]) == 2
+    assert capsys.readouterr().err == f"quatro-exploit: --out: {str(blocker)!r} is a file; give a directory\n"
+    monkeypatch.setattr(eval_cli, "evaluate", never)
+    assert eval_cli.main(["honest", "random", "--replays", str(blocker / "sub")]) == 2
+    assert capsys.readouterr().err.startswith("quatro-eval: --replays: cannot create the directory")
+    (replay,) = write_replays(tmp_path / "replays", matches=1)
+    assert replay_main([str(replay), "-o", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"quatro-replay: {tmp_path}: Is a directory\n"
+    assert blocker.read_text() == "keep me"

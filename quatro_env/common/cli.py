@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -65,3 +67,19 @@ def one_line_error(exc: Exception) -> str:
         else:
             parts.append(f"{field}: {message} (got {error.get('input')!r})")
     return "; ".join(" ".join(p.split()) for p in parts)
+
+
+def output_dir_problem(out: Path | None) -> str | None:
+    """Why the directory ``out`` cannot take a tool's output (created if missing), or None: checked before
+    the work, so a long run does not end in a traceback over its output."""
+    if out is None:
+        return None
+    if out.exists() and not out.is_dir():
+        return f"{str(out)!r} is a file; give a directory"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create the directory {str(out)!r} ({exc.strerror or type(exc).__name__})"
+    if not os.access(out, os.W_OK):
+        return f"the directory {str(out)!r} is not writable"
+    return None

@@ -19,13 +19,12 @@ stderr naming the argument and what it allows, exit code 2, before any match is 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from quatro_env.common.cli import OneLineParser, int_in, one_line_error
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error, output_dir_problem
 from quatro_env.common.extras import require
 from quatro_env.common.overrides import parse_overrides, split_overrides
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
@@ -101,21 +100,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _output_problem(out: Path | None) -> str | None:
-    """Why ``--out`` cannot take the report (checked before any match is played), or None."""
-    if out is None:
-        return None
-    if out.exists() and not out.is_dir():
-        return f"{str(out)!r} is a file; give a directory for report.json, report.md and the plots"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        return f"cannot create the directory {str(out)!r} ({exc.strerror or type(exc).__name__})"
-    if not os.access(out, os.W_OK):
-        return f"the directory {str(out)!r} is not writable"
-    return None
-
-
 def _needed_modules(args: argparse.Namespace) -> list[str]:
     """What this run will import: checked before the first match, so a missing extra costs nothing."""
     needed = ["sklearn"]  # communication metrics and secrecy probes
@@ -167,10 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=not args.no_progress,
         replays=args.replays,
     )
-    problem = _output_problem(args.out)
-    if problem:
-        print(f"quatro-eval: --out: {problem}", file=sys.stderr)
-        return 2
+    for flag, directory in (("--out", args.out), ("--replays", args.replays)):
+        problem = output_dir_problem(directory)
+        if problem:
+            print(f"quatro-eval: {flag}: {problem}", file=sys.stderr)
+            return 2
     try:
         if args.cross_play and args.partners is not None:
             print("quatro-eval: --cross-play and --partners are two different tournaments", file=sys.stderr)

@@ -31,12 +31,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    out = args.output or args.replay.with_name(args.replay.name.split(".")[0] + ".html")
     try:
         replay = load(args.replay, verify_engine=not args.no_verify)
-        out = args.output or args.replay.with_name(args.replay.name.split(".")[0] + ".html")
         write_html(replay, out, seat=args.seat)
     except (ReplayFormatError, ReplayMismatchError, ValueError) as err:
         print(f"quatro-replay: {args.replay}: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a file that cannot be read, or a page that cannot be written there
+        reason = err.strerror or type(err).__name__
+        print(f"quatro-replay: {err.filename or args.replay}: {reason}", file=sys.stderr)
         return 2
     views = "omniscient + every seat" if args.seat is None else f"seat {args.seat} only"
     print(f"wrote {out} ({len(replay.frames) - 1} ticks, {views})")
