@@ -84,7 +84,7 @@ class TableState(_Record):
             raise ValueError(f"'connected' has {n} seats; a table has {' or '.join(map(str, TABLE_SIZES))}")
         teams, deck = n // 2, deck_size(n)
         per_seat = ("hands", "ready", "floor", "emoji", "last_pulse", "next_exchange_tick", "next_floor_tick")
-        _lengths(self, per_seat + ("reminder",), n, "seats")
+        _lengths(self, (*per_seat, "reminder"), n, "seats")
         _lengths(self, ("scores", "signs"), teams, "teams")
         for seat, hand in enumerate(self.hands):
             if len(hand) not in (0, 4):
