@@ -112,3 +112,27 @@ def test_loaded_masks_are_derived_from_the_state_and_sampling_follows_them():
     actions = engine.sample_actions(torch.Generator().manual_seed(1))
     assert bool(engine.masks.gather(2, actions.unsqueeze(-1)).all())
     engine.step(actions)  # illegal_action="raise": every sampled action is legal
+
+
+@pytest.mark.parametrize("num_players", [4, 6, 8])
+def test_every_state_the_rules_reach_is_within_the_bounds(num_players):
+    """The bounds refuse only what play never produces: every tick of random play (reshuffles, Q5
+    re-splits, calls, (dis)connections, match ends and resets) passes, so no honest checkpoint is refused."""
+    engine = BatchedQuatroEngine(
+        32,
+        num_players=num_players,
+        seed=num_players,
+        sign_phase_seconds=1.0,
+        round_seconds=15.0,
+        pause_seconds=1.0,
+        points_to_win=2,
+        disconnect_prob=0.02,
+        reconnect_prob=0.3,
+    )
+    gen = torch.Generator().manual_seed(num_players)
+    dims = schema.Dims(n=num_players, T=num_players // 2, deck=engine.deck)
+    finished = 0
+    for _ in range(400):
+        finished += int(engine.step(engine.sample_actions(gen)).info["done"].sum())
+        assert schema.out_of_bounds(engine.state_dict(), dims) == []
+    assert finished > 0  # match ends and resets were reached
