@@ -14,6 +14,7 @@ from baselines.convert import main as convert_main
 from baselines.exploit import main as exploit_main
 from quatro_env.cuatrola.tournament import main as cuatrola_main
 from quatro_env.demo import main as demo_main
+from quatro_env.eval.cli import main as eval_main
 from quatro_env.kwartet.tournament import main as kwartet_main
 from quatro_env.play.cli import build_parser as play_parser
 from quatro_env.replay.cli import main as replay_main
@@ -27,6 +28,8 @@ CASES = [
     (demo_main, ["--players", "5"], "quatro-demo: argument --players: invalid choice"),
     (PLAY, ["--port", "-5"], f"quatro-play: argument --port: {WHOLE} from 0 to 65535, got -5"),
     (PLAY, ["--port", "70000"], "from 0 to 65535, got 70000"),
+    (PLAY, ["--seed", "-1"], f"quatro-play: argument --seed: {WHOLE} >= 0, got -1"),
+    (eval_main, ["honest", "random", "--seed", "-1"], f"quatro-eval: argument --seed: {WHOLE} >= 0, got -1"),
     (replay_main, ["x.jsonl", "--seat", "one"], "quatro-replay: argument --seat: invalid int value"),
     (exploit_main, ["counter", "--steps", "0"], f"quatro-exploit: argument --steps: {WHOLE} >= 1"),
     (exploit_main, ["counter", "--steps", "9", "--eval-every", "0"], f"--eval-every: {WHOLE} >= 1"),

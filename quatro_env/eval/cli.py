@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-rounds", type=int_in(1), default=20, help="a match stops after this many rounds (a draw)"
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int_in(0), default=0)
     p.add_argument(
         "--workers",
         type=int_in(1, MAX_WORKERS),

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--set", action="append", default=[], metavar="FIELD=VALUE", help="any other QuatroConfig field"
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int_in(0), default=0)
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     p.add_argument("--port", type=int_in(0, 65535), default=8000, help="TCP port (0: any free port)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
