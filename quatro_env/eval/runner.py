@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from quatro_env.common.strict import as_int
 from quatro_env.eval.policies import PolicySpec
 from quatro_env.eval.probe import ChannelTracker
 from quatro_env.quatro.actions import ActionKind
@@ -349,6 +350,7 @@ def run_lineups(
         raise ValueError(f"max_rounds: must be positive, got {max_rounds}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: a whole number >= 1, got {workers!r}")
+    as_int(seed, "seed", low=0)  # SeedSequence's own error names nothing
     # The first job of each line-up is one match, so a progress bar moves from the first match on.
     bounds = sorted({0, *range(1, num_matches, max(1, chunk)), num_matches})
     jobs = [

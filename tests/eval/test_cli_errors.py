@@ -98,3 +98,11 @@ def test_the_command_lines_allow_every_cpu():
     assert MAX_WORKERS >= 1
     args = cli.build_parser().parse_args(["honest", "random", "--workers", str(MAX_WORKERS)])
     assert args.workers == MAX_WORKERS
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True])
+def test_the_library_names_a_bad_seed(seed):
+    from quatro_env.eval.harness import evaluate
+
+    with pytest.raises(ValueError, match=r"^seed: "):
+        evaluate(["honest", "random"], matches=1, seed=seed, progress=False)
