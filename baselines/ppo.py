@@ -556,6 +556,7 @@ class PPOTrainer:
         self.pool = list(state["pool"])
         for name in TRAINER_TENSORS:
             getattr(self, name).copy_(state[name])
+        self.next_mask.copy_(self.engine.masks)  # the rules' masks of the loaded tables, not the file's
         self.agent_steps, self.update = state["agent_steps"], state["update"]
         self.wall_seconds, self.history = state["wall_seconds"], list(state["history"])
         self.finished_returns = list(state["finished_returns"])

@@ -174,6 +174,21 @@ def test_a_checkpoint_whose_mask_does_not_match_its_tables_is_refused(tmp_path):
     assert torch.equal(before["next_mask"], after["next_mask"]) and before["update"] == after["update"]
 
 
+def test_a_file_s_masks_are_not_trusted_the_rules_masks_of_its_tables_are_played(tmp_path):
+    """Masks that agree with each other but not with the rules (every action legal) would have the
+    policy sample illegal actions; the engine derives the masks of the loaded tables, the trainer plays
+    those."""
+    trainer = PPOTrainer(tiny(tmp_path))
+    trainer.train(updates=1)
+    state, rules = trainer.state_dict(), trainer.engine.masks.clone()
+    state["next_mask"].fill_(1)
+    state["engine"]["masks"].fill_(1)
+    other = PPOTrainer(tiny(tmp_path))
+    other.load_state_dict(state)
+    assert torch.equal(other.engine.masks, rules) and torch.equal(other.next_mask, rules.to(other.device))
+    other.train(updates=1)  # illegal_action="raise": an illegal sample would stop it
+
+
 def test_a_trainer_checkpoint_with_a_missing_field_is_refused_by_name(tmp_path):
     trainer = PPOTrainer(tiny(tmp_path))
     state = trainer.state_dict()
