@@ -18,10 +18,11 @@ from ``SeedSequence([seed, m])``: a match is reproducible on its own, whatever t
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing as mp
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,20 @@ from quatro_env.replay.format import ReplayWriter
 
 #: the command lines' most harness processes: the CPUs this process may run on (each plays whole matches)
 MAX_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+#: the longest line-up part of a replay's file name (file systems allow 255 bytes a name)
+MAX_STEM = 120
+
+
+def replay_stem(labels: Iterable[str]) -> str:
+    """A replay's file name before ``_mNNNNN.jsonl``: the line-up's labels, safe characters only; a long
+    line-up (checkpoint paths, parameters) is cut and keeps a hash of the whole, so names stay apart."""
+    name = re.sub(r"[^A-Za-z0-9_.+-]+", "_", "-vs-".join(labels))
+    if len(name) <= MAX_STEM:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{name[: MAX_STEM - 13]}-{digest}"
 
 
 def slots_of_match(match_index: int, num_teams: int, num_slots: int) -> list[int]:
@@ -76,9 +91,7 @@ class MatchRunner:
 
     def _replay_writer(self, match_index: int, engine_seed: int, seat_seeds, team_slot) -> ReplayWriter:
         labels = [self.policies[slot].label for slot in team_slot]
-        name = re.sub(
-            r"[^A-Za-z0-9_.+-]+", "_", "-vs-".join(self.policies[k].label for k in range(self.num_teams))
-        )
+        name = replay_stem(self.policies[k].label for k in range(self.num_teams))
         seats = []
         for s in range(self.n):
             spec = self.policies[team_slot[s % self.num_teams]]

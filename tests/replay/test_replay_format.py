@@ -285,3 +285,16 @@ def test_a_mixed_team_records_each_members_policy(tmp_path):
     (path,) = write_replays(tmp_path, policies=("honest+decoy", "random"), matches=1)
     seats = [s["policy"] for s in load(path).header["seats"]]
     assert seats == ["honest", "random", "decoy", "random"]  # match 0: the mixed team sits at team 0
+
+
+def test_a_long_line_up_gets_a_short_distinct_file_name():
+    """Labels are checkpoint paths and parameters: two of them over 255 bytes made ``quatro-eval --replays``
+    die on ``File name too long``. Long stems are cut and keep a hash of the whole line-up."""
+    from quatro_env.eval.runner import MAX_STEM, replay_stem
+
+    short = replay_stem(["honest", "checkpoint:runs/a b/policy.pt"])
+    assert short == "honest-vs-checkpoint_runs_a_b_policy.pt"
+    long_a = replay_stem(["counter:threshold=0." + "0" * 200 + "5", "honest"])
+    long_b = replay_stem(["counter:threshold=0." + "0" * 200 + "5", "decoy"])
+    assert len(long_a) == len(long_b) == MAX_STEM and long_a != long_b
+    assert len(f"{long_a}_m00000.jsonl.gz".encode()) < 255
