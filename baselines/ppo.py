@@ -141,7 +141,7 @@ class PPOTrainer:
             self.n, self.slots
         )  # one row per slot: the scripted bot seats of VS_BOTS tables
         self.bot_returns: list[float] = []
-        self._assign_opponents(torch.arange(self.num_envs, device=self.device))
+        self.assign_opponents(torch.arange(self.num_envs, device=self.device))
         self.running_return = torch.zeros(self.slots, device=self.device)
         self.potential = torch.zeros(self.slots, device=self.device)
         self.finished_returns: list[float] = []
@@ -159,7 +159,7 @@ class PPOTrainer:
     def reseat_opponents(self) -> None:
         """Draw every table's opponents again (pool snapshot, bots or self-play, by the current
         stage's mix): for a caller that has just replaced the pool, e.g. a league's next block."""
-        self._assign_opponents(torch.arange(self.num_envs, device=self.device))
+        self.assign_opponents(torch.arange(self.num_envs, device=self.device))
 
     @property
     def steps_per_update(self) -> int:
@@ -167,8 +167,9 @@ class PPOTrainer:
         return self.cfg.num_steps * self.slots * self.replicas.world
 
     # ------------------------------------------------------------------ self-play bookkeeping
-    def _assign_opponents(self, tables: torch.Tensor) -> None:
-        """Tables that (re)start an episode draw who sits with the learner, and which seats learn."""
+    def assign_opponents(self, tables: torch.Tensor) -> None:
+        """Tables that (re)start an episode draw who sits with the learner, and which seats learn (public:
+        ``quatro-exploit`` reassigns every table after it puts the frozen policy in the pool)."""
         cfg, n, k = self.cfg, self.n, int(tables.numel())
         pool_prob, bot_prob, partner_bot_prob = cfg.opponent_mix(self.agent_steps)
         draw = torch.rand(k, device=self.device)
@@ -280,7 +281,7 @@ class PPOTrainer:
             self.next_done = done_tables.repeat_interleave(n)
             self._track_returns(game_reward, learn)
             if bool(done_tables.any()):
-                self._assign_opponents(done_tables.nonzero().squeeze(1))
+                self.assign_opponents(done_tables.nonzero().squeeze(1))
         calls = {k: float(v) for k, v in calls.items()}
         for key in ("quartet_share", "points", "learner_best_count"):
             self.rollout_stats[key] = float(self.rollout_stats[key])
@@ -590,7 +591,7 @@ class PPOTrainer:
             )
             self.next_obs, self.next_mask = self._own(self.engine.reset(self.seed + self.update))
             self.next_done.fill_(True)
-            self._assign_opponents(torch.arange(self.num_envs, device=self.device))
+            self.assign_opponents(torch.arange(self.num_envs, device=self.device))
 
     def train(self, updates: int | None = None, command: str = "") -> list[dict[str, float]]:
         """Run ``updates`` PPO updates (default: to the configured total); Ctrl-C saves and stops.
