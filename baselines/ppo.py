@@ -168,8 +168,7 @@ class PPOTrainer:
 
     # ------------------------------------------------------------------ self-play bookkeeping
     def assign_opponents(self, tables: torch.Tensor) -> None:
-        """Tables that (re)start an episode draw who sits with the learner, and which seats learn (public:
-        ``quatro-exploit`` reassigns every table after it puts the frozen policy in the pool)."""
+        """Tables that (re)start an episode draw who sits with the learner, and which seats learn."""
         cfg, n, k = self.cfg, self.n, int(tables.numel())
         pool_prob, bot_prob, partner_bot_prob = cfg.opponent_mix(self.agent_steps)
         draw = torch.rand(k, device=self.device)
