@@ -138,9 +138,8 @@ class QuatroVectorEnv(VectorEnv):
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            seed = as_int(
-                seed, "seed", low=0, high=MAX_SEED
-            )  # as the ParallelEnv: no bool, float or negative
+            # as the ParallelEnv: no bool, float or negative seed
+            seed = as_int(seed, "seed", low=0, high=MAX_SEED)
             self._gen.manual_seed(seed ^ 0x5EED)
         if self._bots is not None:  # fresh bots for every table's new match
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 
+from quatro_env.common.strict import is_index
 from quatro_env.quatro.cards import NUM_EMOJIS, deck_size
 from quatro_env.quatro.config import TABLE_SIZES
 from quatro_env.quatro.engine import Phase
@@ -122,21 +123,19 @@ class EventRecord(_Record):
         """The data keys the viewer turns into faces: emoji indices and card ids."""
         for key in ("emoji", "sign"):
             value = self.data.get(key)
-            if value is not None and not _is_index(value, NUM_EMOJIS):
+            if value is not None and not (is_index(value) and 0 <= value < NUM_EMOJIS):
                 raise ValueError(f"data.{key} must be an emoji index 0..{NUM_EMOJIS - 1}, got {value!r}")
+        largest_deck = deck_size(max(TABLE_SIZES))  # the table's own deck: check_table
         for key in ("taken", "placed"):
-            if key in self.data and not _is_index(self.data[key], deck_size(max(TABLE_SIZES))):
-                raise ValueError(f"data.{key} must be a card id, got {self.data[key]!r}")
+            card = self.data.get(key, 0)
+            if not (is_index(card) and 0 <= card < largest_deck):
+                raise ValueError(f"data.{key} must be a card id, got {card!r}")
         return self
 
     def check_table(self, n: int) -> None:
         """Seats and cards within a table of ``n`` players."""
         _below(([] if self.seat is None else [self.seat]) + (self.visible_to or []), n, "event seats")
         _below([self.data[k] for k in ("taken", "placed") if k in self.data], deck_size(n), "card ids")
-
-
-def _is_index(value: Any, bound: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < bound
 
 
 def _lengths(state: TableState, names: Iterable[str], length: int, what: str) -> None:
