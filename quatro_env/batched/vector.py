@@ -94,7 +94,7 @@ class QuatroVectorEnv(VectorEnv):
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
             self._bot_rng = np.random.default_rng(None if seed is None else [int(seed), BOT_DRAW_STREAM])
         elif self.bot_seats and policy not in DEVICE_POLICIES:
-            # no batched version (cover, shout): one numpy bot object per (table, bot seat) (slow path)
+            # no batched version (shout, cover's options): a numpy bot per (table, bot seat) (slow path)
             from quatro_env.quatro.bots import BOT_POLICIES
 
             factory = BOT_POLICIES[policy]

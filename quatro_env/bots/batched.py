@@ -2,8 +2,9 @@
 
 :class:`BatchedBots` plays the same rules as the numpy bots of :mod:`quatro_env.bots` (``idle``,
 ``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``,
-``listener``), one row per bot seat, from the seat's egocentric observation and mask alone (Q26,
-Q27), so bot tables in training cost next to nothing and the ladder can be played at batch scale.
+``listener``, and ``cover``, the secrecy scale's secret code in its default options), one row per bot
+seat, from the seat's egocentric observation and mask alone (Q26, Q27), so bot tables in training cost
+next to nothing and the ladder can be played at batch scale.
 Field positions come from :class:`~quatro_env.quatro.encoding.ObservationEncoder` (by name, as
 :class:`~quatro_env.bots.base.ObservationView` reads them); nothing depends on the engine's insides.
 
@@ -24,7 +25,9 @@ import numpy as np
 if TYPE_CHECKING:  # torch only for checkpoints: the bot names and kernels need numpy alone
     import torch
 
+from quatro_env.bots.base import NO_PULSE_AGE
 from quatro_env.bots.basic import CollectorBot
+from quatro_env.bots.cover import CoverBot
 from quatro_env.bots.listening import CounterBot, EavesdropperBot, all_unknown_are
 from quatro_env.bots.signalling import DecoyBot
 from quatro_env.quatro.actions import ActionCodec, ActionKind
@@ -50,12 +53,21 @@ KINDS = (
     "eavesdropper",
     "counter",
     "listener",
+    "cover",  # last: the ids above were in checkpoints before it
 )
-IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER = range(len(KINDS))
+IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER, COVER = range(
+    len(KINDS)
+)
 NO_BOT = -1  # a row that no bot plays (a learner's or a snapshot's seat)
 
 # draw slots (columns of the per-tick uniform numbers); the order slots come last, one per value
 D_SIGN, D_SWAP, D_COVER_P, D_COVER_E, D_CHOICE, D_ORDER = range(6)
+# the cover's memory (columns of ``BatchedBots.cover``): the current emoji has pulsed, the pulse
+# period in ticks (kept across rounds), my pulse age a tick ago (-1: none this round), the tick of the
+# round to call «Quatro» from (-1: no sign seen)
+C_SHOWN, C_PERIOD, C_LAST_AGE, C_CALL_DUE = range(4)
+# ``params`` entries, in the order BatchedBots fills them
+(P_PATIENCE, P_SILENCE, P_STEADY, P_THRESHOLD, P_KEEP, P_COVER_RATE, P_PARTNER_DELAY, P_BEATS) = range(8)
 
 
 def num_draws(num_players: int) -> int:
@@ -141,6 +153,7 @@ S_FLOOR, S_TOOK, S_PULSE, S_AGE, S_EXCHANGED, S_TAKEN, S_PLACED = range(7)
 A_EXCHANGE0, A_TAKE, A_RELEASE, A_SHOW0, A_SIGN0, A_READY, A_QUATRO, A_CONTRA1, A_START = range(9)
 E = NUM_EMOJIS
 NO_CARD = -1
+NO_PULSE = NO_PULSE_AGE
 
 
 @njit(cache=True)
@@ -345,8 +358,131 @@ def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep
 
 
 @njit(cache=True)
-def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, known, erratic, params):
+def _completes(o, fields, v):
+    """CoverBot._completes: the center offers the fourth card of a value I hold three of."""
+    hand = np.empty(4, np.int64)
+    center = np.empty(4, np.int64)
+    if _cards(o, fields[F_HAND], v, hand) != 4:
+        return False
+    counts = np.zeros(v, np.int64)
+    for i in range(4):
+        counts[hand[i]] += 1
+    for c in range(_cards(o, fields[F_CENTER], v, center)):  # noqa: SIM110 - a loop compiles
+        if counts[center[c]] == 3:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _fresh_cover(sign, u, act, cov):
+    """CoverBot._fresh_cover: a uniformly random emoji that is not the sign, not yet pulsed."""
+    cov[C_SHOWN] = 0
+    e = int(u[D_COVER_E] * (E - 1))
+    return act[A_SHOW0] + (e + 1 if e >= sign else e)
+
+
+@njit(cache=True)
+def _neutral_exchange(o, u, fields, seats, act, n, v, target):
+    """CoverBot._neutral_exchange (no ``split``): give a card of a value I hold fewest of, take one
+    that is not the target, preferring another value than the one given and my half of the center."""
+    hand = np.empty(4, np.int64)
+    center = np.empty(4, np.int64)
+    if _cards(o, fields[F_HAND], v, hand) != 4 or _cards(o, fields[F_CENTER], v, center) != 4:
+        return 0
+    counts = np.zeros(v, np.int64)
+    for i in range(4):
+        counts[hand[i]] += 1
+    t = target if target != NO_CARD else _argmax(counts, 0, v)
+    give = -1
+    for h in range(4):
+        if hand[h] != t and (give < 0 or counts[hand[h]] < counts[hand[give]]):
+            give = h
+    takes = np.empty(4, np.int64)
+    k = 0
+    for c in range(4):
+        if center[c] != t:
+            takes[k] = c
+            k += 1
+    if give < 0 or k == 0:
+        return 0
+    mine, theirs = _first(o, seats[0, S_PULSE], E), _first(o, seats[n // 2, S_PULSE], E)
+    lo, hi = 0, 4  # my half: slots lo..hi-1, the lower emoji of the two last pulses takes 0-1
+    if mine >= 0 and theirs >= 0 and mine != theirs:
+        lo, hi = (0, 2) if mine < theirs else (2, 4)
+    for keep in range(2):  # first: a value other than the one given; then: my half; each if any
+        kept = 0
+        for j in range(k):
+            c = takes[j]
+            if (center[c] != hand[give]) if keep == 0 else (lo <= c < hi):
+                takes[kept] = c
+                kept += 1
+        if kept:
+            k = kept
+    return act[A_EXCHANGE0] + 4 * give + takes[int(u[D_SWAP] * k)]
+
+
+@njit(cache=True)
+def _beat_exchange(o, m, u, fields, seats, act, n, v, st_i, order, params, complete):
+    """CoverBot._beat_exchange: the collector's exchange if it may complete (or does not), else a
+    neutral swap."""
+    if not m[act[A_EXCHANGE0]]:
+        return 0
+    if complete or not _completes(o, fields, v):
+        action = _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
+        if action:
+            return action
+    return _neutral_exchange(o, u, fields, seats, act, n, v, st_i[2])
+
+
+@njit(cache=True)
+def _cover(o, m, u, fields, seats, act, n, v, st_i, order, cov, params):
+    """CoverBot.play with its default options (``beat``, no ``split``): the floor held, a fresh cover
+    emoji every pulse, one exchange per beat, the completing one on a pulse tick with the sign armed."""
+    age = int(o[seats[0, S_AGE]])
+    if age == 0:  # _track_own_pulses
+        cov[C_SHOWN] = 1
+        if cov[C_LAST_AGE] >= 0 and cov[C_LAST_AGE] != NO_PULSE:
+            cov[C_PERIOD] = cov[C_LAST_AGE] + 1
+    cov[C_LAST_AGE] = age
+    sign = _first(o, fields[F_SIGN], E)
+    if sign < 0:
+        return _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
+    p = n // 2
+    partner_pulsed = o[seats[p, S_AGE]] == 0 and _first(o, seats[p, S_PULSE], E) == sign
+    if cov[C_CALL_DUE] < 0 and partner_pulsed and o[seats[p, S_EXCHANGED]]:
+        cov[C_CALL_DUE] = st_i[1] + int(params[P_PARTNER_DELAY])
+    if cov[C_CALL_DUE] >= 0 and st_i[1] >= cov[C_CALL_DUE] and m[act[A_QUATRO]]:
+        return act[A_QUATRO]
+    if not o[seats[0, S_FLOOR]]:
+        return act[A_TAKE] if m[act[A_TAKE]] else 0
+    mine = _first(o, fields[F_EMOJI], E)
+    if _holds_quartet(o, fields, v):
+        return act[A_SHOW0] + sign if mine != sign else 0
+    if mine < 0:
+        return _fresh_cover(sign, u, act, cov)
+    if age == NO_PULSE:
+        return 0
+    period = cov[C_PERIOD]
+    if age + 2 == period:  # the tick before my pulse: arm the sign if the beat completes
+        if _completes(o, fields, v):
+            return act[A_SHOW0] + sign if mine != sign else 0
+        return _fresh_cover(sign, u, act, cov) if mine == sign or cov[C_SHOWN] else 0
+    if age + 1 == period:  # my pulse's tick: the beat's exchange
+        if mine == sign and not _completes(o, fields, v):
+            return _fresh_cover(sign, u, act, cov)
+        return _beat_exchange(o, m, u, fields, seats, act, n, v, st_i, order, params, mine == sign)
+    beats = int(params[P_BEATS])
+    for j in range(1, beats):  # the beats between two pulses: never the completing exchange
+        if age + 1 == period * j // beats:
+            return _beat_exchange(o, m, u, fields, seats, act, n, v, st_i, order, params, False)
+    return 0
+
+
+@njit(cache=True)
+def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, known, erratic, cov, params):
     """HonestBot.play and its subclasses' hooks, for one row in the play phase."""
+    if kind == COVER:
+        return _cover(o, m, u, fields, seats, act, n, v, st_i, order, cov, params)
     sign = _first(o, fields[F_SIGN], E)
     partner = n // 2
     if kind == COLLECTOR:
@@ -413,6 +549,7 @@ def _act_rows(
     runs,
     known,
     erratic,
+    cover,
     params,
     out,
 ):
@@ -453,6 +590,9 @@ def _act_rows(
                     runs[i, 1, :] = 4  # the counter's unknown cards per seat (row 0: me)
                     runs[i, 1, 0] = 0
                     erratic[i, :] = False
+                cover[i, C_SHOWN] = 1  # the cover's new_round (its period is kept)
+                cover[i, C_LAST_AGE] = -1
+                cover[i, C_CALL_DUE] = -1
             else:
                 st_i[i, 1] += 1
             if o[fields[F_RESHUFFLED]] and kind == COUNTER:
@@ -476,6 +616,7 @@ def _act_rows(
                 runs[i],
                 known[i],
                 erratic[i],
+                cover[i],
                 params,
             )
         else:
@@ -521,10 +662,15 @@ class BatchedBots:
                 CounterBot.threshold,
                 CounterBot.keep_weight,
                 DecoyBot.cover_rate,
+                CoverBot.partner_delay,
+                CoverBot.beats,
             ],
             np.float64,
         )
         assert not CounterBot.record_quatro  # the kernel plays the default counter
+        assert CoverBot.beat and not CoverBot.split  # ... and the default cover
+        # the cover's period until two own pulses show the table's: the rules' default (it is told no config)
+        self.default_period = CoverBot(num_players).default_period
         n, v = self.n, self.v
         self.kinds = np.full(self.rows, NO_BOT, np.int64)
         self.st_i = np.zeros((self.rows, 4), np.int64)  # in play, tick in round, target, waited
@@ -533,6 +679,7 @@ class BatchedBots:
         self.runs = np.zeros((self.rows, 2, n), np.int64)  # run emoji / run length (counter: unknown)
         self.known = np.zeros((self.rows, n, v), np.int64)
         self.erratic = np.zeros((self.rows, n), np.bool_)
+        self.cover = np.zeros((self.rows, 4), np.int64)  # columns C_SHOWN .. C_CALL_DUE
         self.num_draws = num_draws(num_players)
 
     @staticmethod
@@ -547,6 +694,7 @@ class BatchedBots:
         kinds = _bot_ids(np.asarray(kinds, np.int64), "kinds")
         self.kinds[rows] = kinds
         self.st_i[rows] = 0
+        self.cover[rows] = (1, self.default_period, -1, -1)
 
     def active_rows(self) -> np.ndarray:
         """The rows a bot plays."""
@@ -574,7 +722,7 @@ class BatchedBots:
         if not ((draws >= 0) & (draws < 1)).all():
             raise ValueError("draws: uniform draws must lie in [0, 1)")
         out = np.zeros(len(sel), np.int64)
-        st = [a[sel] for a in (self.st_i, self.order, self.quiet, self.runs, self.known, self.erratic)]
+        st = [a[sel] for a in self._memory()]
         _act_rows(
             self.kinds[sel],
             np.ascontiguousarray(obs),
@@ -590,14 +738,16 @@ class BatchedBots:
             self.params,
             out,
         )
-        for array, new in zip(
-            (self.st_i, self.order, self.quiet, self.runs, self.known, self.erratic), st, strict=True
-        ):
+        for array, new in zip(self._memory(), st, strict=True):
             array[sel] = new
         return out
 
-    #: the bots' memory, as a checkpoint holds it
-    STATE = ("kinds", "st_i", "order", "quiet", "runs", "known", "erratic")
+    #: the bots' memory, as a checkpoint holds it (``kinds`` first, then the rows' arrays in kernel order)
+    STATE = ("kinds", "st_i", "order", "quiet", "runs", "known", "erratic", "cover")
+
+    def _memory(self) -> tuple[np.ndarray, ...]:
+        """The arrays the compiled rows read and write, in their argument order."""
+        return tuple(getattr(self, name) for name in self.STATE[1:])
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         import torch
@@ -611,6 +761,10 @@ class BatchedBots:
 
         if not isinstance(state, dict):
             raise ValueError(f"bots: a dict of tensors, got {type(state).__name__}")
+        if "cover" not in state and set(state) == set(self.STATE) - {"cover"}:
+            # written before the cover row: no row plays it (its id came last), its memory starts fresh
+            state = {**state, "cover": torch.from_numpy(self.cover.copy())}
+            state["cover"][:] = torch.tensor((1, self.default_period, -1, -1))
         missing, unknown = sorted(set(self.STATE) - set(state)), sorted(set(state) - set(self.STATE))
         if missing or unknown:
             raise ValueError(f"bots: missing {missing}, unknown {unknown}")

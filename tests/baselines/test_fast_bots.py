@@ -20,6 +20,7 @@ from tests.baselines.bots_differential import play_and_compare, random_lineup
         ["decoy", "eavesdropper", "decoy", "counter"],
         ["counter", "honest", "listener", "decoy"],
         ["eavesdropper", "random_caller", "honest", "idle"],
+        ["cover", "counter", "cover", "decoy"],
     ],
 )
 def test_batched_bots_match_numpy_bots_on_4p_games(lineup):
@@ -29,7 +30,7 @@ def test_batched_bots_match_numpy_bots_on_4p_games(lineup):
 
 
 def test_batched_bots_match_numpy_bots_on_6p_games():
-    lineup = ["counter", "eavesdropper", "decoy", "honest", "collector", "random"]
+    lineup = ["counter", "eavesdropper", "cover", "honest", "collector", "cover"]
     play_and_compare(6, lineup, tables=3, ticks=500, seed=5, round_seconds=30, sign_phase_seconds=1)
 
 
@@ -81,18 +82,45 @@ def test_calls_are_made_and_matched():
     assert contra in seen["eavesdropper"] | seen["counter"]
 
 
-#: the reference codes of the secrecy yardstick (#18) are evaluation bots, not training partners
-EVALUATION_ONLY = {"cover", "shout"}
+#: ``shout`` (the readable end of the secrecy scale, #18) is an evaluation bot only; ``cover`` (the
+#: secret end) has a batched version so that ``quatro-exploit cover`` can train a best response to it
+EVALUATION_ONLY = {"shout"}
 
 
 def test_every_training_bot_of_the_registry_has_a_batched_version():
-    """The ladder (#17) plays in the trainer's bot tables; the secrecy reference codes do not."""
+    """The ladder (#17) and the scale's secret code play in the trainer's bot tables; ``shout`` does not."""
     assert set(KINDS) == set(BOT_POLICIES) - EVALUATION_ONLY
 
 
 def test_an_evaluation_only_bot_is_refused_as_a_training_opponent_by_name():
-    with pytest.raises(ValueError, match=r"no batched version of \['cover'\]"):
-        BatchedBots.kind_ids(["honest", "cover"])
+    with pytest.raises(ValueError, match=r"no batched version of \['shout'\]"):
+        BatchedBots.kind_ids(["honest", "shout"])
+
+
+def test_the_batched_cover_keeps_its_code_through_whole_rounds():
+    """The compiled cover takes the numpy cover's decisions on tables where quartets form, so its beats,
+    sign pulses and the partner's «Quatro» are all compared (a cover pair against two counters)."""
+    from quatro_env.quatro.actions import ActionCodec, ActionKind
+
+    seen = play_and_compare(4, ["cover", "counter"], tables=8, ticks=1200, seed=13, round_seconds=40)
+    codec = ActionCodec(4)
+    show = codec.ranges[ActionKind.SHOW_EMOJI]
+    exchanges = codec.ranges[ActionKind.EXCHANGE]
+    assert codec.encode(ActionKind.QUATRO) in seen["cover"]
+    assert len(seen["cover"] & set(show)) > 10 and len(seen["cover"] & set(exchanges)) > 8
+
+
+def test_a_bots_state_written_before_the_cover_row_still_loads():
+    """A checkpoint without the ``cover`` entry (the trainer's, before the cover row existed) loads: no
+    row of it can play the cover (its id came last), whose memory starts as at a match start."""
+    bots = BatchedBots(4, 3)
+    bots.reset_rows(np.arange(3), BatchedBots.kind_ids(["honest", "counter", "decoy"]))
+    state = bots.state_dict()
+    old = {k: v for k, v in state.items() if k != "cover"}
+    other = BatchedBots(4, 3)
+    other.cover[:] = 7
+    other.load_state_dict(old)
+    assert all(torch.equal(v, other.state_dict()[k]) for k, v in state.items())
 
 
 def test_unknown_bot_name_is_refused():
@@ -117,7 +145,7 @@ def test_state_round_trips_and_refuses_wrong_shapes():
         (lambda s: s.update(_fields=torch.zeros(3, dtype=torch.int64)), r"unknown \['_fields'\]"),
         (lambda s: s.update(params=torch.zeros(5)), r"unknown \['params'\]"),
         (lambda s: s.pop("known"), r"missing \['known'\]"),
-        (lambda s: s["kinds"].__setitem__(0, 99), r"bots.kinds: bot ids lie in \[-1, 8\], got .*99"),
+        (lambda s: s["kinds"].__setitem__(0, 99), r"bots.kinds: bot ids lie in \[-1, 9\], got .*99"),
         (lambda s: s.update(erratic=s["erratic"].numpy()), r"bots.erratic: a tensor, got ndarray"),
         (lambda s: s.update(order=s["order"][:1]), r"bots.order: expected int64\[3, 5\]"),
     ],
