@@ -184,7 +184,8 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     counter), time-matched AUCs with their bootstrap intervals, the gap, the plain and clock AUCs,
     the view and epochs each decoder was chosen with (``—`` for rows measured before the choice),
     the count-matched Eve and Bob with their gap (``—`` for rows measured before it) and the share of
-    quartet rows they compare, and the best response's win rate where one was trained. A † marks a
+    quartet rows they compare, and the best response's win rate where one was trained (with its start
+    when not the policy's own weights: a bot's best response starts from scratch or a checkpoint). A † marks a
     decoder row measured before Eve read the card counts (``readers.card_count_features``): its Eve is
     a lower bound."""
     exploit = exploit or {}
@@ -197,7 +198,7 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     for r in rows:
         s = r["secrecy"]
         e = exploit.get(r["policy"])
-        br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}"
+        br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}{_start(e)}"
         before = s.get("eve_tm_auc") is not None and not s.get("eve_card_count")
         name = f"{r['policy']} †" if before else r["policy"]
         lines.append(
@@ -209,6 +210,11 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
             f"| {_f(s['sign_coverage'])} | {s['rows']} ({s['matches']}) | {_count_matched(s)} | {br} |"
         )
     return "\n".join(lines)
+
+
+def _start(e: dict[str, Any]) -> str:
+    """Where the best response started, unless from the policy's own weights (the curve's 0.5)."""
+    return "" if e.get("init", "policy") == "policy" else f" (from {e['init']})"
 
 
 def _count_matched(s: dict[str, Any]) -> str:

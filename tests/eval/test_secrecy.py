@@ -489,6 +489,15 @@ def test_the_secrecy_table_names_each_decoders_chosen_view():
     # a row measured before Eve read the card counts is marked: its Eve is a lower bound
     assert table[2].startswith("| fixed † |") and table[3].startswith("| chosen |")
     assert table[4].startswith("| ledger † |")
+    # the best response's win rate, and where it started unless from the policy itself
+    exploit = {
+        "chosen": {"win_rate": 0.62, "win_ci95": [0.57, 0.68], "init": "policy"},
+        "counted": {"win_rate": 0.4, "win_ci95": [0.35, 0.46], "init": "ppo_4p"},
+    }
+    table = secrecy_table(rows, exploit).splitlines()
+    assert table[3].split("|")[-2].strip() == "0.62 [0.57, 0.68]"
+    assert table[5].split("|")[-2].strip() == "0.40 [0.35, 0.46] (from ppo_4p)"
+    assert table[2].split("|")[-2].strip() == "—"
 
 
 def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path):
