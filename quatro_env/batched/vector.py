@@ -16,10 +16,10 @@ with numpy, so give them ``numpy=True``. Episodes reset automatically in the sam
 under Gymnasium's names, ``info["final_obs"]`` with the per-slot flags ``info["_final_obs"]``).
 Bot seats (Q22) are played by the configured bot policy: ``idle`` (no-op), ``random`` (uniform
 legal without calls) and ``random_caller`` (uniform legal) on the device; the scripted ladder
-(``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``, ``listener``) as rows of
-:class:`~quatro_env.bots.batched.BatchedBots`, every bot seat of every table in one compiled call on
-the host (the numpy bots' rules and decisions, tested); ``cover`` and ``shout``, which have no batched
-version, as one numpy bot object per table and bot seat (a slow path). A table that finishes an
+(``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``, ``listener``, and ``cover``) as rows
+of :class:`~quatro_env.bots.batched.BatchedBots`, every bot seat of every table in one compiled call on
+the host (the numpy bots' rules and decisions, tested); ``shout`` and the cover's options, which have no
+batched version, as one numpy bot object per table and bot seat (a slow path). A table that finishes an
 episode gets fresh bots, as a new match does.
 Arrays are torch tensors on the engine's device (zero copy); ``numpy=True`` returns numpy arrays.
 """
