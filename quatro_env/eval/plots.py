@@ -139,11 +139,21 @@ def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -
     return paths
 
 
+def policy_share_against_best_response(e: dict[str, Any]) -> tuple[float, float, float]:
+    """One policy team's win rate against its best response, with the interval: the policy holds every
+    team but the best response's, so one team's share is ``(1 - the best response's) / (teams - 1)``,
+    on the scale of its win rate against counter (one team against ``teams - 1``)."""
+    others = e["eval_config"]["num_players"] // 2 - 1
+    lo, hi = e["win_ci95"]
+    return (1 - e["win_rate"]) / others, (1 - hi) / others, (1 - lo) / others
+
+
 def secrecy_frontier(
     rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]], path: str | Path
 ) -> Path:
     """Strength against secrecy, one point per policy: win rate against counter (filled) and against
-    its trained best response (hollow, where measured) over the secrecy gap (Bob − Eve), with the 95 %
+    its trained best response (hollow, where measured: one policy team's share,
+    :func:`policy_share_against_best_response`) over the secrecy gap (Bob − Eve), with the 95 %
     intervals of both. Left the headline, time-matched gap; right the count-matched gap (pairs of the
     same card count too), for the rows measured with it."""
     plt = _plt()
@@ -174,11 +184,11 @@ def secrecy_frontier(
             )
             e = exploit.get(r["policy"])
             if e is not None:
-                b, (blo, bhi) = 1 - e["win_rate"], e["win_ci95"]  # the policy's win rate = 1 - the BR's
+                b, blo, bhi = policy_share_against_best_response(e)
                 ax.errorbar(
                     gap,
                     b,
-                    yerr=[[b - (1 - bhi)], [(1 - blo) - b]],
+                    yerr=[[b - blo], [bhi - b]],
                     fmt=marker,
                     mfc="none",
                     color=color,
@@ -223,7 +233,8 @@ def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
         capsize=4,
         label=f"final, {result['matches']} matches",
     )
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    teams = result["eval_config"]["num_players"] // 2
+    ax.axhline(1 / teams, color="grey", lw=0.8, ls=":", label=f"chance: 1 of {teams} teams")
     ax.set_ylim(0, 1)
     ax.set_xlabel("best response's training agent-steps")
     ax.set_ylabel("best response's win rate (95% Wilson CI)")

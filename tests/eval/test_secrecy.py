@@ -512,9 +512,21 @@ def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path)
         return {"policy": policy, "win_rate_vs_counter": 0.5, "win_ci95": [0.4, 0.6], "secrecy": sec}
 
     rows = [row("listener", None)] + [row(f"ppo_{k}" if k % 2 else f"bot{k}", 0.01 * k) for k in range(22)]
-    exploit = {"ppo_1": {"win_rate": 0.6, "win_ci95": [0.5, 0.7]}}
+    exploit = {"ppo_1": {"win_rate": 0.6, "win_ci95": [0.5, 0.7], "eval_config": {"num_players": 4}}}
     path = secrecy_frontier(rows, exploit, tmp_path / "frontier.png")
     assert path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_frontier_draws_one_policy_teams_share_against_its_best_response():
+    """At 4 players the policy's team wins what its best response loses; at 6 the policy holds two of
+    the three teams, so one team's share is half of that (its win rate against counter is one team's
+    against two: chance 1/3 on both)."""
+    from quatro_env.eval.plots import policy_share_against_best_response as share
+
+    four = {"win_rate": 0.6, "win_ci95": [0.5, 0.7], "eval_config": {"num_players": 4}}
+    assert share(four) == pytest.approx((0.4, 0.3, 0.5))
+    six = {"win_rate": 0.4, "win_ci95": [0.3, 0.5], "eval_config": {"num_players": 6}}
+    assert share(six) == pytest.approx((0.3, 0.25, 0.35))
 
 
 def test_the_report_layout_in_the_docs_names_every_key_of_the_secrecy_block():
