@@ -25,22 +25,57 @@ import numpy as np
 if TYPE_CHECKING:  # torch only for checkpoints: the bot names and kernels need numpy alone
     import torch
 
-from quatro_env.bots.base import NO_PULSE_AGE
 from quatro_env.bots.basic import CollectorBot
 from quatro_env.bots.cover import CoverBot
+from quatro_env.bots.cover_rows import C_CALL_DUE, C_LAST_AGE, C_SHOWN, cover_row
 from quatro_env.bots.listening import CounterBot, EavesdropperBot, all_unknown_are
+from quatro_env.bots.rows import (
+    A_CONTRA1,
+    A_QUATRO,
+    A_READY,
+    A_RELEASE,
+    A_SHOW0,
+    A_SIGN0,
+    A_START,
+    A_TAKE,
+    D_CHOICE,
+    D_COVER_E,
+    D_COVER_P,
+    D_ORDER,
+    D_SIGN,
+    D_SWAP,
+    F_CENTER,
+    F_EMOJI,
+    F_HAND,
+    F_PHASE,
+    F_RESHUFFLED,
+    F_SIGN,
+    NO_CARD,
+    P_COVER_RATE,
+    P_KEEP,
+    P_PATIENCE,
+    P_SILENCE,
+    P_STEADY,
+    P_THRESHOLD,
+    S_AGE,
+    S_EXCHANGED,
+    S_FLOOR,
+    S_PLACED,
+    S_PULSE,
+    S_TAKEN,
+    S_TOOK,
+    E,
+    argmax_at,
+    cards_of,
+    collect,
+    first_set,
+    holds_quartet,
+    layout,
+    njit,
+)
 from quatro_env.bots.signalling import DecoyBot
-from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS, num_values
 from quatro_env.quatro.engine import Phase
-
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba ships with the torch/train extras
-
-    def njit(*args, **kwargs):
-        return args[0] if args and callable(args[0]) else (lambda f: f)
-
 
 #: bot names, in kernel order (the registry's names: ``quatro_env.quatro.bots.BOT_POLICIES``)
 KINDS = (
@@ -59,15 +94,6 @@ IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LI
     len(KINDS)
 )
 NO_BOT = -1  # a row that no bot plays (a learner's or a snapshot's seat)
-
-# draw slots (columns of the per-tick uniform numbers); the order slots come last, one per value
-D_SIGN, D_SWAP, D_COVER_P, D_COVER_E, D_CHOICE, D_ORDER = range(6)
-# the cover's memory (columns of ``BatchedBots.cover``): the current emoji has pulsed, the pulse
-# period in ticks (kept across rounds), my pulse age a tick ago (-1: none this round), the tick of the
-# round to call «Quatro» from (-1: no sign seen)
-C_SHOWN, C_PERIOD, C_LAST_AGE, C_CALL_DUE = range(4)
-# ``params`` entries, in the order BatchedBots fills them
-(P_PATIENCE, P_SILENCE, P_STEADY, P_THRESHOLD, P_KEEP, P_COVER_RATE, P_PARTNER_DELAY, P_BEATS) = range(8)
 
 
 def num_draws(num_players: int) -> int:
@@ -112,161 +138,6 @@ class SlotRng:
         return np.argsort(self.u[D_ORDER : D_ORDER + v], kind="stable")
 
 
-def _layout(num_players: int) -> dict[str, np.ndarray]:
-    """Observation positions (from the reference encoder) and action indices, as int64 arrays."""
-    from quatro_env.quatro.encoding import ObservationEncoder  # late: encoding imports the engine
-
-    off = ObservationEncoder(num_players).offsets
-    n = num_players
-    codec = ActionCodec(n)
-    per_seat = ("floor", "took_floor", "pulse_emoji", "pulse_age", "exchanged", "taken", "placed")
-    actions = [
-        codec.ranges[ActionKind.EXCHANGE].start,
-        codec.encode(ActionKind.TAKE_FLOOR),
-        codec.encode(ActionKind.RELEASE_FLOOR),
-        codec.ranges[ActionKind.SHOW_EMOJI].start,
-        codec.ranges[ActionKind.CHOOSE_SIGN].start,
-        codec.encode(ActionKind.READY),
-        codec.encode(ActionKind.QUATRO),
-        codec.ranges[ActionKind.CONTRA].start,
-        codec.encode(ActionKind.START_ROUND),
-    ]
-    calls = np.zeros(codec.num_actions, np.bool_)
-    for kind in (ActionKind.QUATRO, ActionKind.CONTRA):
-        r = codec.ranges[kind]
-        calls[r.start : r.stop] = True
-    return {
-        "fields": np.array(
-            [off["self.hand"], off["self.sign"], off["self.emoji"], off["table.phase"], off["table.center"]]
-            + [off["table.reshuffled"]],
-            np.int64,
-        ),
-        "seats": np.array([[off[f"seat[{r}].{f}"] for f in per_seat] for r in range(n)], np.int64),
-        "actions": np.array(actions, np.int64),
-        "calls": calls,
-    }
-
-
-# field columns of ``fields`` / ``seats`` and action columns of ``actions``
-F_HAND, F_SIGN, F_EMOJI, F_PHASE, F_CENTER, F_RESHUFFLED = range(6)
-S_FLOOR, S_TOOK, S_PULSE, S_AGE, S_EXCHANGED, S_TAKEN, S_PLACED = range(7)
-A_EXCHANGE0, A_TAKE, A_RELEASE, A_SHOW0, A_SIGN0, A_READY, A_QUATRO, A_CONTRA1, A_START = range(9)
-E = NUM_EMOJIS
-NO_CARD = -1
-NO_PULSE = NO_PULSE_AGE
-
-
-@njit(cache=True)
-def _first(o, start, size):
-    """Index of the first nonzero entry of ``o[start:start+size]``, or -1."""
-    for i in range(size):
-        if o[start + i]:
-            return i
-    return -1
-
-
-@njit(cache=True)
-def _cards(o, start, v, out):
-    """The values of a 4-slot one-hot block, in slot order; returns how many slots hold a card."""
-    k = 0
-    for i in range(4 * v):
-        if o[start + i]:
-            out[k] = i % v
-            k += 1
-    return k
-
-
-@njit(cache=True)
-def _argmax(o, start, size):
-    best, at = o[start], 0
-    for i in range(1, size):
-        if o[start + i] > best:
-            best, at = o[start + i], i
-    return at
-
-
-@njit(cache=True)
-def _swap(give_slot, center, value, u_swap, act):
-    slots = np.empty(4, np.int64)
-    k = 0
-    for c in range(4):
-        if center[c] == value:
-            slots[k] = c
-            k += 1
-    take = slots[int(u_swap * k)] if k > 1 else slots[0]
-    return act[A_EXCHANGE0] + 4 * give_slot + take
-
-
-@njit(cache=True)
-def _give_slot(hand, counts, order, exclude, cap):
-    """The hand slot to give: min over slots not holding ``exclude`` (and of a value held at most
-    ``cap`` times) of (count of its value, tie-break order, slot); -1 if none."""
-    give = -1
-    for h in range(4):
-        if hand[h] == exclude or counts[hand[h]] > cap:
-            continue
-        key = (counts[hand[h]], order[hand[h]], h)
-        if give < 0 or key < (counts[hand[give]], order[hand[give]], give):
-            give = h
-    return give
-
-
-@njit(cache=True)
-def _collect(o, m, u, fields, act, v, target, waited, order, patience):
-    """CollectorBot.collect; ``target``/``waited``: this row's state (length-1 views), ``order``:
-    its tie-breaks."""
-    hand = np.empty(4, np.int64)
-    center = np.empty(4, np.int64)
-    if _cards(o, fields[F_HAND], v, hand) != 4 or _cards(o, fields[F_CENTER], v, center) != 4:
-        return 0
-    counts = np.zeros(v, np.int64)
-    in_center = np.zeros(v, np.int64)
-    for i in range(4):
-        counts[hand[i]] += 1
-        in_center[center[i]] += 1
-    best = counts.max()
-    if best == 4:
-        return 0
-    t = -1  # max over x with counts[x] == best of (in_center[x], x == target, -order[x])
-    for x in range(v):
-        if counts[x] != best:
-            continue
-        key = (in_center[x], 1 if x == target[0] else 0, -order[x])
-        if t < 0 or key > (in_center[t], 1 if t == target[0] else 0, -order[t]):
-            t = x
-    target[0] = t
-    if in_center[t] == 0:
-        waited[0] += 1
-        if waited[0] < patience:
-            return 0
-        take_value = -1  # max over options of (counts[x], in_center[x], -order[x])
-        for x in range(v):
-            if not (in_center[x] and counts[x] >= 1):
-                continue
-            key = (counts[x], in_center[x], -order[x])
-            if take_value < 0 or key > (counts[take_value], in_center[take_value], -order[take_value]):
-                take_value = x
-        if take_value < 0 or not m[act[A_EXCHANGE0]]:
-            return 0
-        give = _give_slot(hand, counts, order, take_value, counts[take_value])
-        if give < 0:
-            return 0
-        waited[0] = 0
-        return _swap(give, center, take_value, u[D_SWAP], act)
-    waited[0] = 0
-    if not m[act[A_EXCHANGE0]]:
-        return 0
-    return _swap(_give_slot(hand, counts, order, t, 4), center, t, u[D_SWAP], act)
-
-
-@njit(cache=True)
-def _holds_quartet(o, fields, v):
-    hand = np.empty(4, np.int64)
-    if _cards(o, fields[F_HAND], v, hand) != 4:
-        return False
-    return hand[0] == hand[1] and hand[0] == hand[2] and hand[0] == hand[3]
-
-
 @njit(cache=True)
 def _eavesdrop(o, seats, act, teams, quiet, run_emoji, run_len, silence_ticks, steady_pulses):
     """EavesdropperBot.listen: a «Contra» action or -1; updates the row's quiet/run counters."""
@@ -276,7 +147,7 @@ def _eavesdrop(o, seats, act, teams, quiet, run_emoji, run_len, silence_ticks, s
         trigger = False
         for j in range(2):
             r = k + j * teams
-            emoji = _first(o, seats[r, S_PULSE], E)
+            emoji = first_set(o, seats[r, S_PULSE], E)
             pulsed = o[seats[r, S_AGE]] == 0 and emoji >= 0
             took = o[seats[r, S_TOOK]] != 0
             if o[seats[r, S_FLOOR]] != 0 or took or pulsed:
@@ -307,8 +178,8 @@ def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep
     for r in range(1, n):
         if not o[seats[r, S_EXCHANGED]]:
             continue
-        taken = _argmax(o, seats[r, S_TAKEN], v)
-        placed = _argmax(o, seats[r, S_PLACED], v)
+        taken = argmax_at(o, seats[r, S_TAKEN], v)
+        placed = argmax_at(o, seats[r, S_PLACED], v)
         if known[r, placed] > 0:
             known[r, placed] -= 1
             erratic[r] = True
@@ -321,7 +192,7 @@ def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep
     unaccounted = np.full(v, 4, np.int64)
     cards = np.empty(4, np.int64)
     for start in (fields[F_HAND], fields[F_CENTER]):
-        for i in range(_cards(o, start, v, cards)):
+        for i in range(cards_of(o, start, v, cards)):
             unaccounted[cards[i]] -= 1
     for r in range(1, n):
         for x in range(v):
@@ -358,142 +229,25 @@ def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep
 
 
 @njit(cache=True)
-def _completes(o, fields, v):
-    """CoverBot._completes: the center offers the fourth card of a value I hold three of."""
-    hand = np.empty(4, np.int64)
-    center = np.empty(4, np.int64)
-    if _cards(o, fields[F_HAND], v, hand) != 4:
-        return False
-    counts = np.zeros(v, np.int64)
-    for i in range(4):
-        counts[hand[i]] += 1
-    for c in range(_cards(o, fields[F_CENTER], v, center)):  # noqa: SIM110 - a loop compiles
-        if counts[center[c]] == 3:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _fresh_cover(sign, u, act, cov):
-    """CoverBot._fresh_cover: a uniformly random emoji that is not the sign, not yet pulsed."""
-    cov[C_SHOWN] = 0
-    e = int(u[D_COVER_E] * (E - 1))
-    return act[A_SHOW0] + (e + 1 if e >= sign else e)
-
-
-@njit(cache=True)
-def _neutral_exchange(o, u, fields, seats, act, n, v, target):
-    """CoverBot._neutral_exchange (no ``split``): give a card of a value I hold fewest of, take one
-    that is not the target, preferring another value than the one given and my half of the center."""
-    hand = np.empty(4, np.int64)
-    center = np.empty(4, np.int64)
-    if _cards(o, fields[F_HAND], v, hand) != 4 or _cards(o, fields[F_CENTER], v, center) != 4:
-        return 0
-    counts = np.zeros(v, np.int64)
-    for i in range(4):
-        counts[hand[i]] += 1
-    t = target if target != NO_CARD else _argmax(counts, 0, v)
-    give = -1
-    for h in range(4):
-        if hand[h] != t and (give < 0 or counts[hand[h]] < counts[hand[give]]):
-            give = h
-    takes = np.empty(4, np.int64)
-    k = 0
-    for c in range(4):
-        if center[c] != t:
-            takes[k] = c
-            k += 1
-    if give < 0 or k == 0:
-        return 0
-    mine, theirs = _first(o, seats[0, S_PULSE], E), _first(o, seats[n // 2, S_PULSE], E)
-    lo, hi = 0, 4  # my half: slots lo..hi-1, the lower emoji of the two last pulses takes 0-1
-    if mine >= 0 and theirs >= 0 and mine != theirs:
-        lo, hi = (0, 2) if mine < theirs else (2, 4)
-    for keep in range(2):  # first: a value other than the one given; then: my half; each if any
-        kept = 0
-        for j in range(k):
-            c = takes[j]
-            if (center[c] != hand[give]) if keep == 0 else (lo <= c < hi):
-                takes[kept] = c
-                kept += 1
-        if kept:
-            k = kept
-    return act[A_EXCHANGE0] + 4 * give + takes[int(u[D_SWAP] * k)]
-
-
-@njit(cache=True)
-def _beat_exchange(o, m, u, fields, seats, act, n, v, st_i, order, params, complete):
-    """CoverBot._beat_exchange: the collector's exchange if it may complete (or does not), else a
-    neutral swap."""
-    if not m[act[A_EXCHANGE0]]:
-        return 0
-    if complete or not _completes(o, fields, v):
-        action = _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
-        if action:
-            return action
-    return _neutral_exchange(o, u, fields, seats, act, n, v, st_i[2])
-
-
-@njit(cache=True)
-def _cover(o, m, u, fields, seats, act, n, v, st_i, order, cov, params):
-    """CoverBot.play with its default options (``beat``, no ``split``): the floor held, a fresh cover
-    emoji every pulse, one exchange per beat, the completing one on a pulse tick with the sign armed."""
-    age = int(o[seats[0, S_AGE]])
-    if age == 0:  # _track_own_pulses
-        cov[C_SHOWN] = 1
-        if cov[C_LAST_AGE] >= 0 and cov[C_LAST_AGE] != NO_PULSE:
-            cov[C_PERIOD] = cov[C_LAST_AGE] + 1
-    cov[C_LAST_AGE] = age
-    sign = _first(o, fields[F_SIGN], E)
-    if sign < 0:
-        return _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
-    p = n // 2
-    partner_pulsed = o[seats[p, S_AGE]] == 0 and _first(o, seats[p, S_PULSE], E) == sign
-    if cov[C_CALL_DUE] < 0 and partner_pulsed and o[seats[p, S_EXCHANGED]]:
-        cov[C_CALL_DUE] = st_i[1] + int(params[P_PARTNER_DELAY])
-    if cov[C_CALL_DUE] >= 0 and st_i[1] >= cov[C_CALL_DUE] and m[act[A_QUATRO]]:
-        return act[A_QUATRO]
-    if not o[seats[0, S_FLOOR]]:
-        return act[A_TAKE] if m[act[A_TAKE]] else 0
-    mine = _first(o, fields[F_EMOJI], E)
-    if _holds_quartet(o, fields, v):
-        return act[A_SHOW0] + sign if mine != sign else 0
-    if mine < 0:
-        return _fresh_cover(sign, u, act, cov)
-    if age == NO_PULSE:
-        return 0
-    period = cov[C_PERIOD]
-    if age + 2 == period:  # the tick before my pulse: arm the sign if the beat completes
-        if _completes(o, fields, v):
-            return act[A_SHOW0] + sign if mine != sign else 0
-        return _fresh_cover(sign, u, act, cov) if mine == sign or cov[C_SHOWN] else 0
-    if age + 1 == period:  # my pulse's tick: the beat's exchange
-        if mine == sign and not _completes(o, fields, v):
-            return _fresh_cover(sign, u, act, cov)
-        return _beat_exchange(o, m, u, fields, seats, act, n, v, st_i, order, params, mine == sign)
-    beats = int(params[P_BEATS])
-    for j in range(1, beats):  # the beats between two pulses: never the completing exchange
-        if age + 1 == period * j // beats:
-            return _beat_exchange(o, m, u, fields, seats, act, n, v, st_i, order, params, False)
-    return 0
-
-
-@njit(cache=True)
 def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, known, erratic, cov, params):
     """HonestBot.play and its subclasses' hooks, for one row in the play phase."""
     if kind == COVER:
-        return _cover(o, m, u, fields, seats, act, n, v, st_i, order, cov, params)
-    sign = _first(o, fields[F_SIGN], E)
+        return cover_row(o, m, u, fields, seats, act, n, v, st_i, order, cov, params)
+    sign = first_set(o, fields[F_SIGN], E)
     partner = n // 2
     if kind == COLLECTOR:
-        return _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[0]))
+        return collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
     listened = -1
     if kind == EAVESDROPPER:
-        listened = _eavesdrop(o, seats, act, n // 2, quiet, runs[0], runs[1], int(params[1]), int(params[2]))
+        listened = _eavesdrop(
+            o, seats, act, n // 2, quiet, runs[0], runs[1], int(params[P_SILENCE]), int(params[P_STEADY])
+        )
     elif kind == COUNTER:
-        listened = _count(o, fields, seats, act, n, v, known, runs[1], erratic, params[3], params[4])
+        listened = _count(
+            o, fields, seats, act, n, v, known, runs[1], erratic, params[P_THRESHOLD], params[P_KEEP]
+        )
     partner_sign = (
-        sign >= 0 and _first(o, seats[partner, S_PULSE], E) == sign and o[seats[partner, S_FLOOR]] != 0
+        sign >= 0 and first_set(o, seats[partner, S_PULSE], E) == sign and o[seats[partner, S_FLOOR]] != 0
     )
     if partner_sign and m[act[A_QUATRO]]:
         return act[A_QUATRO]
@@ -502,11 +256,11 @@ def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, kno
     if listened >= 0:
         return listened
     if sign < 0:
-        return _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[0]))
+        return collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
     floor = o[seats[0, S_FLOOR]] != 0
-    mine = _first(o, fields[F_EMOJI], E)
+    mine = first_set(o, fields[F_EMOJI], E)
     decoy_like = kind in (DECOY, COUNTER)
-    if _holds_quartet(o, fields, v):
+    if holds_quartet(o, fields, v):
         if not floor:
             return act[A_TAKE] if m[act[A_TAKE]] else 0
         if not decoy_like:
@@ -516,7 +270,7 @@ def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, kno
         if mine == sign:
             return 0
         return act[A_RELEASE] if m[act[A_RELEASE]] else 0
-    action = _collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[0]))
+    action = collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
     if action:
         return action
     if not decoy_like:
@@ -524,7 +278,7 @@ def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, kno
     if not floor:
         return act[A_TAKE] if m[act[A_TAKE]] else 0
     if mine < 0:
-        if u[D_COVER_P] < params[5]:
+        if u[D_COVER_P] < params[P_COVER_RATE]:
             e = int(u[D_COVER_E] * (E - 1))
             return act[A_SHOW0] + (e + 1 if e >= sign else e)
         return 0
@@ -574,7 +328,7 @@ def _act_rows(
                             break
                         pick -= 1
             continue
-        phase = _argmax(o, fields[F_PHASE], 4)
+        phase = argmax_at(o, fields[F_PHASE], 4)
         if phase == 1:  # Phase.PLAY
             if not st_i[i, 0]:
                 st_i[i, 0] = 1
@@ -651,9 +405,9 @@ class BatchedBots:
     def __init__(self, num_players: int, rows: int) -> None:
         assert Phase.SIGN == 0 and Phase.PLAY == 1 and Phase.PAUSE == 2  # the kernel's phase codes
         self.n, self.v, self.rows = num_players, num_values(num_players), int(rows)
-        layout = _layout(num_players)
-        self._fields, self._seats = layout["fields"], layout["seats"]
-        self._act, self._calls = layout["actions"], layout["calls"]
+        at = layout(num_players)
+        self._fields, self._seats = at["fields"], at["seats"]
+        self._act, self._calls = at["actions"], at["calls"]
         self.params = np.array(
             [
                 CollectorBot.patience,
