@@ -424,7 +424,8 @@ class BatchedBots:
         assert not CounterBot.record_quatro  # the kernel plays the default counter
         assert CoverBot.beat and not CoverBot.split  # ... and the default cover
         # the cover's period until two own pulses show the table's: the rules' default (it is told no config)
-        self.default_period = CoverBot(num_players).default_period
+        default_period = CoverBot(num_players).default_period
+        self._fresh_cover = np.array((1, default_period, -1, -1), np.int64)  # a new bot's cover memory
         n, v = self.n, self.v
         self.kinds = np.full(self.rows, NO_BOT, np.int64)
         self.st_i = np.zeros((self.rows, 4), np.int64)  # in play, tick in round, target, waited
@@ -448,7 +449,7 @@ class BatchedBots:
         kinds = _bot_ids(np.asarray(kinds, np.int64), "kinds")
         self.kinds[rows] = kinds
         self.st_i[rows] = 0
-        self.cover[rows] = (1, self.default_period, -1, -1)
+        self.cover[rows] = self._fresh_cover
 
     def active_rows(self) -> np.ndarray:
         """The rows a bot plays."""
@@ -517,8 +518,7 @@ class BatchedBots:
             raise ValueError(f"bots: a dict of tensors, got {type(state).__name__}")
         if "cover" not in state and set(state) == set(self.STATE) - {"cover"}:
             # written before the cover row: no row plays it (its id came last), its memory starts fresh
-            state = {**state, "cover": torch.from_numpy(self.cover.copy())}
-            state["cover"][:] = torch.tensor((1, self.default_period, -1, -1))
+            state = {**state, "cover": torch.from_numpy(np.tile(self._fresh_cover, (self.rows, 1)))}
         missing, unknown = sorted(set(self.STATE) - set(state)), sorted(set(state) - set(self.STATE))
         if missing or unknown:
             raise ValueError(f"bots: missing {missing}, unknown {unknown}")
