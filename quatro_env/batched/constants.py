@@ -12,6 +12,7 @@ from quatro_env.quatro.actions import ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS as NUM_EMOJIS
 from quatro_env.quatro.encoding import CALL_KINDS
 from quatro_env.quatro.encoding import CLIP as CLIP
+from quatro_env.quatro.encoding import NO_PULSE_AGE as NO_PULSE_AGE
 from quatro_env.quatro.phases import HOST_SEAT as HOST_SEAT
 from quatro_env.quatro.phases import Phase
 

@@ -24,6 +24,9 @@ from quatro_env.quatro.engine import Phase, QuatroEngine
 from quatro_env.quatro.events import Event
 
 CLIP = 255
+#: ``pulse_age`` of a seat that has not pulsed this round: the clip value (a pulse 255 or more ticks
+#: ago reads the same, which no default pulse period reaches)
+NO_PULSE_AGE = CLIP
 
 
 class Block:
@@ -246,7 +249,7 @@ class ObservationEncoder:
                 val += [max(0, next_exchange[seat] - now), max(0, next_floor[seat] - now)]
             idx.append(S["pulse_age"][seat])
             if pulse is None:
-                val.append(CLIP)
+                val.append(NO_PULSE_AGE)
             else:
                 ones.append(S["pulse_emoji"][seat] + pulse[0])
                 val.append(now - 1 - pulse[1])

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from quatro_env.quatro.cards import EMOJIS, VALUE_LABELS, card_label, is_quartet, num_values
-from quatro_env.quatro.encoding import ObservationEncoder
+from quatro_env.quatro.encoding import NO_PULSE_AGE, ObservationEncoder
 from quatro_env.quatro.engine import Phase, QuatroEngine
 
 #: fields of four card slots (each a one-hot over the n + 1 values)
@@ -41,7 +41,6 @@ _ONE_HOT_FIELDS = frozenset(
 #: multi-hot fields: decoded to the list of hot indices
 _MULTI_HOT_FIELDS = frozenset({"rejected_slot"})
 _CALL_KINDS = ("quatro", "contra", "blank")
-NO_PULSE_AGE = 255  # the encoder's clip value: "no pulse yet"
 
 
 @cache

@@ -132,7 +132,7 @@ def features_table(b, prm, offs, S, V, w):
             w[o + offs.pulse_emoji + pe] = 1
             w[o + offs.pulse_age] = _clip(now - 1 - np.int64(S.pulse_tick[b, s]))
         else:
-            w[o + offs.pulse_age] = C.CLIP
+            w[o + offs.pulse_age] = C.NO_PULSE_AGE
         sl = V.ev_slot[b, s]
         if sl >= 0:
             w[o + offs.exchanged] = 1
