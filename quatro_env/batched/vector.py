@@ -16,11 +16,10 @@ with numpy, so give them ``numpy=True``. Episodes reset automatically in the sam
 under Gymnasium's names, ``info["final_obs"]`` with the per-slot flags ``info["_final_obs"]``).
 Bot seats (Q22) are played by the configured bot policy: ``idle`` (no-op), ``random`` (uniform
 legal without calls) and ``random_caller`` (uniform legal) on the device; the scripted ladder
-(``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``, ``listener``, and ``cover``) as rows
-of :class:`~quatro_env.bots.batched.BatchedBots`, every bot seat of every table in one compiled call on
-the host (the numpy bots' rules and decisions, tested); ``shout`` and the cover's options, which have no
-batched version, as one numpy bot object per table and bot seat (a slow path). A table that finishes an
-episode gets fresh bots, as a new match does.
+(``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``, ``listener``) and the secrecy
+scale's ``cover`` and ``shout`` as rows of :class:`~quatro_env.bots.batched.BatchedBots`, every bot seat
+of every table in one compiled call on the host (the numpy bots' rules and decisions, tested). A table
+that finishes an episode gets fresh bots, as a new match does.
 Arrays are torch tensors on the engine's device (zero copy); ``numpy=True`` returns numpy arrays.
 """
 
@@ -84,7 +83,6 @@ class QuatroVectorEnv(VectorEnv):
             self._no_calls[r.start : r.stop] = 0
         self._joint = torch.zeros(self.num_tables, e.n, dtype=torch.long, device=e.device)
         policy = e.config.bot_policy
-        self._scripted = None
         self._bots: BatchedBots | None = None
         self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
         if self.bot_seats and policy in KINDS and policy not in DEVICE_POLICIES:
@@ -93,17 +91,6 @@ class QuatroVectorEnv(VectorEnv):
             self._bot_kind = BatchedBots.kind_ids([policy])[0]
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
             self._bot_rng = np.random.default_rng(None if seed is None else [int(seed), BOT_DRAW_STREAM])
-        elif self.bot_seats and policy not in DEVICE_POLICIES:
-            # no batched version (shout, cover's options): a numpy bot per (table, bot seat) (slow path)
-            from quatro_env.quatro.bots import BOT_POLICIES
-
-            factory = BOT_POLICIES[policy]
-            base = 0 if seed is None else int(seed)
-            self._scripted = {
-                (b, s): factory(e.n, base * 1_000_003 + b * e.n + s)
-                for b in range(self.num_tables)
-                for s in self.bot_seats
-            }
 
     # ---------------------------------------------------------------- views
     def _slots(self, x: torch.Tensor) -> torch.Tensor:
@@ -162,13 +149,6 @@ class QuatroVectorEnv(VectorEnv):
             acts = self._bots.act(obs, masks, self._bot_draws(self._bots.rows))
             self._joint[:, seats] = torch.from_numpy(acts).view(self.num_tables, -1).to(e.device)
             return
-        if self._scripted is not None:
-            obs, masks = e.observations.cpu().numpy(), e.masks.cpu().numpy()
-            acts = torch.zeros(self.num_tables, len(self.bot_seats), dtype=torch.long)
-            for (b, s), bot in self._scripted.items():
-                acts[b, self.bot_seats.index(s)] = int(bot.act(obs[b, s], masks[b, s]))
-            self._joint[:, self.bot_seats] = acts.to(e.device)
-            return
         for s in self.bot_seats:
             if policy == "idle":
                 self._joint[:, s] = 0
@@ -194,11 +174,6 @@ class QuatroVectorEnv(VectorEnv):
             done = res.info["done"].cpu().numpy()
             rows = (np.flatnonzero(done)[:, None] * k + np.arange(k)).reshape(-1)
             self._bots.reset_rows(rows, np.full(rows.size, self._bot_kind))
-        if self._scripted is not None and bool(res.info["done"].any()):
-            for b in res.info["done"].nonzero().squeeze(1).tolist():  # a new episode: fresh bot state
-                for s in self.bot_seats:
-                    bot = self._scripted[(b, s)]
-                    bot.reset(int(bot.rng.integers(2**62)) if hasattr(bot, "rng") else None)
         m = self.agents_per_table
         obs = self._slots(res.observations)
         rew = self._slots(res.rewards)

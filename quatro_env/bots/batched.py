@@ -2,9 +2,9 @@
 
 :class:`BatchedBots` plays the same rules as the numpy bots of :mod:`quatro_env.bots` (``idle``,
 ``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``,
-``listener``, and ``cover``, the secrecy scale's secret code in its default options), one row per bot
-seat, from the seat's egocentric observation and mask alone (Q26, Q27), so bot tables in training cost
-next to nothing and the ladder can be played at batch scale.
+``listener``, and the secrecy scale's reference codes: ``cover`` in its default options and ``shout``),
+one row per bot seat, from the seat's egocentric observation and mask alone (Q26, Q27), so bot tables
+in training cost next to nothing and the ladder can be played at batch scale.
 Field positions come from :class:`~quatro_env.quatro.encoding.ObservationEncoder` (by name, as
 :class:`~quatro_env.bots.base.ObservationView` reads them); nothing depends on the engine's insides.
 
@@ -88,10 +88,11 @@ KINDS = (
     "eavesdropper",
     "counter",
     "listener",
-    "cover",  # last: the ids above were in checkpoints before it
+    "cover",  # the ids above were in checkpoints before it
+    "shout",  # after cover: each new bot takes the next id, so a checkpoint's ids keep their meaning
 )
-IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER, COVER = range(
-    len(KINDS)
+(IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER, COVER, SHOUT) = (
+    range(len(KINDS))
 )
 NO_BOT = -1  # a row that no bot plays (a learner's or a snapshot's seat)
 
@@ -270,6 +271,10 @@ def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, kno
         if mine == sign:
             return 0
         return act[A_RELEASE] if m[act[A_RELEASE]] else 0
+    if kind == SHOUT:  # ShoutBot.play: the floor held armed (nothing shown, Q16), then collect
+        if not floor and m[act[A_TAKE]]:
+            return act[A_TAKE]
+        return collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
     action = collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
     if action:
         return action

@@ -21,6 +21,7 @@ from tests.baselines.bots_differential import play_and_compare, random_lineup
         ["counter", "honest", "listener", "decoy"],
         ["eavesdropper", "random_caller", "honest", "idle"],
         ["cover", "counter", "cover", "decoy"],
+        ["shout", "counter", "shout", "honest"],
     ],
 )
 def test_batched_bots_match_numpy_bots_on_4p_games(lineup):
@@ -82,19 +83,16 @@ def test_calls_are_made_and_matched():
     assert contra in seen["eavesdropper"] | seen["counter"]
 
 
-#: ``shout`` (the readable end of the secrecy scale, #18) is an evaluation bot only; ``cover`` (the
-#: secret end) has a batched version so that ``quatro-exploit cover`` can train a best response to it
-EVALUATION_ONLY = {"shout"}
+def test_every_bot_of_the_registry_has_a_batched_version():
+    """The ladder (#17) and both reference codes of the secrecy scale (#18) play in the trainer's bot
+    tables, so ``quatro-exploit`` can train a best response to any registered bot."""
+    assert set(KINDS) == set(BOT_POLICIES)
 
 
-def test_every_training_bot_of_the_registry_has_a_batched_version():
-    """The ladder (#17) and the scale's secret code play in the trainer's bot tables; ``shout`` does not."""
-    assert set(KINDS) == set(BOT_POLICIES) - EVALUATION_ONLY
-
-
-def test_an_evaluation_only_bot_is_refused_as_a_training_opponent_by_name():
-    with pytest.raises(ValueError, match=r"no batched version of \['shout'\]"):
-        BatchedBots.kind_ids(["honest", "shout"])
+def test_a_bot_option_is_refused_as_a_training_opponent_by_name():
+    """The compiled rows play each bot in its default options; a variant is a numpy bot only."""
+    with pytest.raises(ValueError, match=r"no batched version of \['cover:split=true'\]"):
+        BatchedBots.kind_ids(["honest", "cover:split=true"])
 
 
 def test_the_batched_cover_keeps_its_code_through_whole_rounds():
@@ -108,6 +106,19 @@ def test_the_batched_cover_keeps_its_code_through_whole_rounds():
     exchanges = codec.ranges[ActionKind.EXCHANGE]
     assert codec.encode(ActionKind.QUATRO) in seen["cover"]
     assert len(seen["cover"] & set(show)) > 10 and len(seen["cover"] & set(exchanges)) > 8
+
+
+def test_the_batched_shout_calls_on_its_sign_through_whole_rounds():
+    """The compiled shout takes the numpy shout's decisions where quartets form: the floor held armed,
+    the sign at once, and the partner's «Quatro» on it (a shout pair against two counters)."""
+    from quatro_env.quatro.actions import ActionCodec, ActionKind
+
+    seen = play_and_compare(4, ["shout", "counter"], tables=8, ticks=1200, seed=17, round_seconds=40)
+    codec = ActionCodec(4)
+    assert codec.encode(ActionKind.QUATRO) in seen["shout"]
+    assert codec.encode(ActionKind.TAKE_FLOOR) in seen["shout"]
+    assert seen["shout"] & set(codec.ranges[ActionKind.SHOW_EMOJI])
+    assert len(seen["shout"] & set(codec.ranges[ActionKind.EXCHANGE])) > 8
 
 
 def test_a_bots_state_written_before_the_cover_row_still_loads():
@@ -145,7 +156,7 @@ def test_state_round_trips_and_refuses_wrong_shapes():
         (lambda s: s.update(_fields=torch.zeros(3, dtype=torch.int64)), r"unknown \['_fields'\]"),
         (lambda s: s.update(params=torch.zeros(5)), r"unknown \['params'\]"),
         (lambda s: s.pop("known"), r"missing \['known'\]"),
-        (lambda s: s["kinds"].__setitem__(0, 99), r"bots.kinds: bot ids lie in \[-1, 9\], got .*99"),
+        (lambda s: s["kinds"].__setitem__(0, 99), r"bots.kinds: bot ids lie in \[-1, 10\], got .*99"),
         (lambda s: s.update(erratic=s["erratic"].numpy()), r"bots.erratic: a tensor, got ndarray"),
         (lambda s: s.update(order=s["order"][:1]), r"bots.order: expected int64\[3, 5\]"),
     ],

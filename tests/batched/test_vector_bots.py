@@ -20,7 +20,7 @@ def _numpy_bot(policy: str, n: int, rng: SlotRng):
 
 @pytest.mark.parametrize(
     ("policy", "num_players", "seats"),
-    [("counter", 4, (1, 3)), ("decoy", 6, (0, 4, 5)), ("cover", 4, (1, 3))],
+    [("counter", 4, (1, 3)), ("decoy", 6, (0, 4, 5)), ("cover", 4, (1, 3)), ("shout", 8, (1, 5))],
 )
 def test_vector_env_bot_seats_take_the_numpy_bots_decisions(policy, num_players, seats):
     """Tick by tick, each bot seat plays what the numpy bot plays on that seat's observation, mask and

@@ -68,7 +68,10 @@ def test_the_same_seed_gives_the_same_matches_and_another_seed_others():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"policies": ["shout", "honest"], "matches": 4}, "no batched version of \\['shout'\\]"),
+        (
+            {"policies": ["cover:split=true", "honest"], "matches": 4},
+            "no batched version of \\['cover:split=true'\\]",
+        ),
         ({"policies": ["honest", "decoy"], "matches": 0}, "matches: a whole number >= 1"),
         ({"policies": ["honest", "decoy"], "matches": True}, "matches: a whole number >= 1"),
         ({"policies": ["honest", "decoy"], "matches": 4, "max_rounds": 0}, "max_rounds"),
