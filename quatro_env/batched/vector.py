@@ -33,7 +33,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from quatro_env.batched.engine import MAX_SEED, BatchedQuatroEngine
-from quatro_env.bots.batched import KINDS, BatchedBots
+from quatro_env.bots.batched import BatchedBots
 from quatro_env.common.strict import as_int
 from quatro_env.quatro.actions import ActionKind
 
@@ -85,8 +85,9 @@ class QuatroVectorEnv(VectorEnv):
         policy = e.config.bot_policy
         self._bots: BatchedBots | None = None
         self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
-        if self.bot_seats and policy in KINDS and policy not in DEVICE_POLICIES:
-            # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j
+        if self.bot_seats and policy not in DEVICE_POLICIES:
+            # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j; a bot
+            # without a compiled row is refused by name (none is: every registered bot has one)
             self._bots = BatchedBots(e.n, self.num_tables * len(self.bot_seats))
             self._bot_kind = BatchedBots.kind_ids([policy])[0]
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))

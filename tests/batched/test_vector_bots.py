@@ -77,3 +77,13 @@ def test_vector_env_batched_bots_follow_the_seed():
 
     assert bot_actions(7) == bot_actions(7)
     assert bot_actions(7) != bot_actions(8)
+
+
+def test_a_bot_without_a_compiled_row_is_refused_by_name_not_played_as_another(monkeypatch):
+    """Bot seats are played on the device (``idle``, ``random``, ``random_caller``) or by a compiled row;
+    a registered bot that had neither must not fall through to the device's uniform play."""
+    import quatro_env.bots.batched as rows
+
+    monkeypatch.setattr(rows, "KINDS", tuple(k for k in rows.KINDS if k != "shout"))
+    with pytest.raises(ValueError, match=r"no batched version of \['shout'\]"):
+        QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="shout")
