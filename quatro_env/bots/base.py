@@ -18,7 +18,6 @@ import numpy as np
 
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS, num_values
-from quatro_env.quatro.encoding import NO_PULSE_AGE as NO_PULSE_AGE
 from quatro_env.quatro.engine import Phase
 
 

@@ -271,12 +271,10 @@ def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, kno
         if mine == sign:
             return 0
         return act[A_RELEASE] if m[act[A_RELEASE]] else 0
-    if kind == SHOUT:  # ShoutBot.play: the floor held armed (nothing shown, Q16), then collect
-        if not floor and m[act[A_TAKE]]:
-            return act[A_TAKE]
-        return collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
+    if kind == SHOUT and not floor and m[act[A_TAKE]]:  # ShoutBot: the floor held armed (Q16) ...
+        return act[A_TAKE]
     action = collect(o, m, u, fields, act, v, st_i[2:3], st_i[3:4], order, int(params[P_PATIENCE]))
-    if action:
+    if action or kind == SHOUT:  # ... and otherwise only collecting: no channel housekeeping
         return action
     if not decoy_like:
         return act[A_RELEASE] if floor and m[act[A_RELEASE]] else 0

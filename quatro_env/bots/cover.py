@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from quatro_env.bots.base import NO_PULSE_AGE as NO_PULSE
 from quatro_env.bots.signalling import HonestBot
 from quatro_env.quatro.cards import NUM_EMOJIS
 from quatro_env.quatro.config import QuatroConfig, to_ticks
+from quatro_env.quatro.encoding import NO_PULSE_AGE as NO_PULSE
 
 #: the three ways to split the center's four slots into two pairs
 PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))

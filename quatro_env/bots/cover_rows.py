@@ -20,7 +20,6 @@ from quatro_env.bots.rows import (
     F_HAND,
     F_SIGN,
     NO_CARD,
-    NO_PULSE,
     P_BEATS,
     P_PARTNER_DELAY,
     P_PATIENCE,
@@ -36,6 +35,7 @@ from quatro_env.bots.rows import (
     holds_quartet,
     njit,
 )
+from quatro_env.quatro.encoding import NO_PULSE_AGE as NO_PULSE
 
 # the cover's memory (columns of ``BatchedBots.cover``): the current emoji has pulsed, the pulse
 # period in ticks (kept across rounds), my pulse age a tick ago (-1: none this round), the tick of the

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from quatro_env.bots.base import NO_PULSE_AGE
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import NUM_EMOJIS
 
@@ -69,7 +68,6 @@ S_FLOOR, S_TOOK, S_PULSE, S_AGE, S_EXCHANGED, S_TAKEN, S_PLACED = range(7)
 A_EXCHANGE0, A_TAKE, A_RELEASE, A_SHOW0, A_SIGN0, A_READY, A_QUATRO, A_CONTRA1, A_START = range(9)
 E = NUM_EMOJIS
 NO_CARD = -1
-NO_PULSE = NO_PULSE_AGE
 
 
 @njit(cache=True)
