@@ -40,6 +40,13 @@ def run_doc(page: str) -> dict[str, Any]:
     return namespace
 
 
+@pytest.fixture(autouse=True)
+def sb3_log_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SB3 makes a log folder for every model; without this it leaves ``/tmp/SB3-<date>`` behind on
+    each run (84 of them had piled up on the CI machine)."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
+
+
 @pytest.fixture
 def short_table() -> dict[str, Any]:
     return dict(SHORT_TABLE)
