@@ -80,11 +80,16 @@ class PPOPolicy:
         self.h = self.model.initial_state(1)
 
     @torch.no_grad()
-    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        """``[1, num_actions]``: the masked policy at this tick (the seat's memory moves on)."""
         obs = torch.as_tensor(np.asarray(observation, dtype=np.uint8)).unsqueeze(0)
         legal = torch.as_tensor(np.asarray(mask, dtype=np.int8)).unsqueeze(0)
         memory, self.h = self.model.unroll(obs.unsqueeze(0), torch.zeros(1, 1, dtype=torch.bool), self.h)
         dist, _ = self.model.heads(memory[0], legal)
+        return dist.probs
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        probs = self.probabilities(observation, mask)
         if self.greedy:
-            return int(dist.probs.argmax(-1))
-        return int(torch.multinomial(dist.probs, 1, generator=self.generator))
+            return int(probs.argmax(-1))
+        return int(torch.multinomial(probs, 1, generator=self.generator))

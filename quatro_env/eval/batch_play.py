@@ -14,19 +14,28 @@ The matches are the harness's: team ``t`` of match ``m`` is played by slot ``(t 
 are played without a winner. Table ``m`` is seeded ``seed + m`` and the bots' draws come from
 ``numpy.random.default_rng([seed, DRAW_STREAM])`` (Q30): the same seed gives the same table. Only bots
 with a batched version play (:data:`~quatro_env.bots.batched.KINDS`).
+
+A PPO checkpoint (a shipped name or a ``policy.pt``) plays too: every seat it holds is a row of one
+batch through its recurrent network (:class:`CheckpointSeats`), which acts as the harness's
+:class:`~baselines.policy.PPOPolicy` does seat by seat (the same probabilities from the same
+observations, ``tests/eval/test_batch_play.py``; sampled, not greedy; its memory cleared at each
+match's start), from ``torch.Generator().manual_seed(seed)``. So ``quatro-exploit --batched``
+plays its hundreds of matches in seconds, not the minutes of the harness's one-by-one matches.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from baselines.policy import load_model, shipped_checkpoints
 from quatro_env.batched import BatchedQuatroEngine
-from quatro_env.bots.batched import KINDS, BatchedBots
+from quatro_env.bots.batched import KINDS, NO_BOT, BatchedBots
 from quatro_env.common.stats import wilson_interval
 from quatro_env.eval.harness import make_config
 from quatro_env.eval.runner import slots_of_match
@@ -60,18 +69,63 @@ def play_lineup(
     }
 
 
+class CheckpointSeats:
+    """The seats one PPO checkpoint plays, as rows of one batch: the harness's
+    :class:`~baselines.policy.PPOPolicy` (its network, its per-seat GRU memory, sampled actions) for
+    many seats at once."""
+
+    def __init__(self, path: str, num_players: int, rows: np.ndarray, generator: torch.Generator) -> None:
+        self.model, meta = load_model(path)
+        if meta["num_players"] != num_players:
+            raise ValueError(f"policy {path!r}: trained for {meta['num_players']} players, not {num_players}")
+        self.rows, self.generator = rows, generator
+        self.h = self.model.initial_state(len(rows))
+
+    @torch.no_grad()
+    def probabilities(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """``[len(rows), num_actions]``: each seat's policy at this tick (its memory moves on)."""
+        no_reset = torch.zeros(1, len(self.rows), dtype=torch.bool)
+        memory, self.h = self.model.unroll(obs[self.rows][None], no_reset, self.h)
+        dist, _ = self.model.heads(memory[0], masks[self.rows])
+        return dist.probs
+
+    def act(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        return torch.multinomial(self.probabilities(obs, masks), 1, generator=self.generator)[:, 0]
+
+    def forget(self, rows: np.ndarray) -> None:
+        """A new match at these rows (of the whole batch): their seats start with an empty memory."""
+        self.h[:, np.isin(self.rows, rows)] = 0.0
+
+
+def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
+    """The bots' kind per seat row (:data:`NO_BOT` where a checkpoint plays) and one
+    :class:`CheckpointSeats` per checkpoint of the line-up."""
+    checkpoints = [p for p in dict.fromkeys(policies) if p not in KINDS]
+    unknown = [p for p in checkpoints if p not in shipped_checkpoints() and not Path(p).is_file()]
+    if unknown:
+        raise ValueError(
+            f"policies: no batched version of {unknown} and no PPO checkpoint of that name; "
+            f"batched bots: {list(KINDS)}"
+        )
+    kinds = np.array([KINDS.index(p) if p in KINDS else NO_BOT for p in policies], np.int64)[seat_slot]
+    generator = torch.Generator().manual_seed(int(seed))
+    seats = []
+    for name in checkpoints:
+        rows = np.flatnonzero(np.isin(seat_slot, [k for k, p in enumerate(policies) if p == name]))
+        seats.append(CheckpointSeats(name, n, rows, generator))
+    return kinds, seats
+
+
 def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -> tuple[np.ndarray, int]:
     """``[matches, slots]`` bool: slot k won match m; and the ticks played."""
-    unknown = sorted(set(policies) - set(KINDS))
-    if unknown:
-        raise ValueError(f"policies: no batched version of {unknown}; batched bots: {list(KINDS)}")
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise ValueError(f"matches: a whole number >= 1, got {matches!r}")
     n, teams = cfg.num_players, cfg.num_players // 2
     slot_of = np.array([slots_of_match(m, teams, len(policies)) for m in range(matches)])  # [M, teams]
-    kinds = BatchedBots.kind_ids(list(policies))[slot_of[:, np.arange(n) % teams]].reshape(-1)  # per seat
+    kinds, checkpoints = _seats(policies, slot_of[:, np.arange(n) % teams].reshape(-1), n, seed)
     bots = BatchedBots(n, matches * n)
     bots.reset_rows(np.arange(matches * n), kinds)
+    bot_rows = bots.active_rows()
     engine = BatchedQuatroEngine(matches, config=cfg, seed=seed)
     rng = np.random.default_rng([seed, DRAW_STREAM])
     result = engine.reset(seed)
@@ -79,10 +133,15 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
     over = np.zeros(matches, bool)
     ticks = 0
     while not over.all():
-        obs = result.observations.reshape(matches * n, -1).numpy()
-        masks = result.masks.reshape(matches * n, -1).numpy()
-        actions = bots.act(obs, masks, rng.random((matches * n, bots.num_draws)))
-        result = engine.step(torch.from_numpy(actions).view(matches, n))
+        obs, masks = result.observations.reshape(matches * n, -1), result.masks.reshape(matches * n, -1)
+        actions = torch.zeros(matches * n, dtype=torch.int64)
+        if bot_rows.size:
+            draws = rng.random((bot_rows.size, bots.num_draws))
+            picked = bots.act(obs.numpy()[bot_rows], masks.numpy()[bot_rows], draws, rows=bot_rows)
+            actions[bot_rows] = torch.from_numpy(np.asarray(picked, np.int64))
+        for seats in checkpoints:
+            actions[seats.rows] = seats.act(obs, masks)
+        result = engine.step(actions.view(matches, n))
         ticks += 1
         done = result.info["done"].numpy()
         if done.any():  # a finished table starts another match at once: only its first one counts
@@ -93,6 +152,8 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
             over |= done
             rows = (np.flatnonzero(done)[:, None] * n + np.arange(n)).reshape(-1)
             bots.reset_rows(rows, kinds[rows])
+            for seats in checkpoints:
+                seats.forget(rows)
     by_slot = np.zeros((matches, len(policies)), bool)
     for t in range(teams):
         by_slot[np.arange(matches), slot_of[:, t]] |= won[:, t]

@@ -86,3 +86,49 @@ def test_bad_input_is_refused_by_name(kwargs, message):
 def test_cross_play_needs_two_distinct_bots():
     with pytest.raises(ValueError, match="at least two distinct bots"):
         batch_cross_play(["honest", "honest"], matches=4)
+
+
+def test_a_checkpoints_seats_act_as_the_harness_actor_does_seat_by_seat():
+    """CheckpointSeats is PPOPolicy for many seats: at every tick each row's probabilities equal those
+    of its own PPOPolicy fed the same observations, across match ends (``forget`` = ``reset``)."""
+    import numpy as np
+    import torch
+
+    from baselines.policy import PPOPolicy
+    from quatro_env.batched import BatchedQuatroEngine
+    from quatro_env.eval.batch_play import CheckpointSeats
+    from quatro_env.eval.harness import make_config
+
+    tables, n = 3, 4
+    cfg = make_config(dict(SHORT, round_seconds=10, points_to_win=1), episode="match", max_rounds=2)
+    rows = np.array([0, 2, 5, 7, 8, 11])  # teams of different tables; the other seats play uniform
+    seats = CheckpointSeats("ppo_4p", n, rows, torch.Generator().manual_seed(0))
+    alone = [PPOPolicy(n, seed=0, path="ppo_4p") for _ in rows]
+    engine = BatchedQuatroEngine(tables, config=cfg, seed=5)
+    result, ends, uniform = engine.reset(5), 0, torch.Generator().manual_seed(1)
+    for _ in range(150):
+        obs, masks = result.observations.reshape(tables * n, -1), result.masks.reshape(tables * n, -1)
+        batch = seats.probabilities(obs, masks)
+        for i, row in enumerate(rows):
+            one = alone[i].probabilities(obs[row].numpy(), masks[row].numpy())
+            torch.testing.assert_close(batch[i : i + 1], one, rtol=1e-5, atol=1e-6)
+        actions = engine.sample_actions(uniform)
+        actions.view(-1)[torch.as_tensor(rows)] = torch.multinomial(batch, 1)[:, 0]
+        result = engine.step(actions)
+        done = result.info["done"].numpy()
+        if done.any():
+            ended = (np.flatnonzero(done)[:, None] * n + np.arange(n)).reshape(-1)
+            seats.forget(ended)
+            for i, row in enumerate(rows):
+                if row in ended:
+                    alone[i].reset(0)
+            ends += int(done.sum())
+    assert ends >= 2  # matches ended and the memories were cleared in between
+
+
+def test_a_checkpoint_plays_in_a_batched_line_up_and_a_bad_name_is_refused():
+    out = play_lineup(["ppo_4p", "idle"], matches=12, config=SHORT, seed=0, max_rounds=3)
+    # idle never calls (Q18): only the checkpoint's team can win; the rest are draws at the round limit
+    assert out["wins"][1] == 0 and out["wins"][0] >= 1 and out["wins"][0] + out["draws"] == 12
+    with pytest.raises(ValueError, match="trained for 4 players, not 6"):
+        play_lineup(["ppo_4p", "honest", "honest"], matches=2, config=dict(SHORT, num_players=6))
