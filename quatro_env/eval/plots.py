@@ -231,11 +231,12 @@ def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
         fmt="s",
         color="C3",
         capsize=4,
-        label=f"final, {result['matches']} matches",
+        label=f"final, {result['matches']} matches"
+        + (f", {result['draws']} drawn" if result.get("draws") is not None else ""),
     )
     teams = result["eval_config"]["num_players"] // 2
     ax.axhline(1 / teams, color="grey", lw=0.8, ls=":", label=f"chance: 1 of {teams} teams")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(-0.02, 1.02)  # a point at 0 or 1 shows whole
     ax.set_xlabel("best response's training agent-steps")
     ax.set_ylabel("best response's win rate (95% Wilson CI)")
     ax.set_title(f"exploitability of {result['policy']} (init: {result['init']})", fontsize=9)
