@@ -37,7 +37,7 @@ from baselines.policy import load_model, shipped_checkpoints
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, NO_BOT, BatchedBots
 from quatro_env.common.stats import wilson_interval
-from quatro_env.eval.harness import make_config
+from quatro_env.eval.harness import config_dict, make_config
 from quatro_env.eval.runner import slots_of_match
 from quatro_env.quatro.config import QuatroConfig
 
@@ -52,7 +52,8 @@ def play_lineup(
     seed: int = 0,
     max_rounds: int = 20,
 ) -> dict[str, Any]:
-    """Play ``matches`` matches of one line-up (``policies[k]``: the bot of slot ``k``, one per team).
+    """Play ``matches`` matches of one line-up (``policies[k]``: the bot or PPO checkpoint of slot
+    ``k``, one per team).
 
     Returns ``wins`` (per slot, matches it won, shared wins included), ``draws``, ``matches``,
     ``ticks`` (the longest match) and ``agent_steps`` (seat-ticks played, finished tables included).
@@ -101,7 +102,8 @@ def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
     """The bots' kind per seat row (:data:`NO_BOT` where a checkpoint plays) and one
     :class:`CheckpointSeats` per checkpoint of the line-up."""
     checkpoints = [p for p in dict.fromkeys(policies) if p not in KINDS]
-    unknown = [p for p in checkpoints if p not in shipped_checkpoints() and not Path(p).is_file()]
+    path = {p: p.removeprefix("checkpoint:") for p in checkpoints}  # quatro-eval's spelling of a file
+    unknown = [p for p in checkpoints if path[p] not in shipped_checkpoints() and not Path(path[p]).is_file()]
     if unknown:
         raise ValueError(
             f"policies: no batched version of {unknown} and no PPO checkpoint of that name; "
@@ -112,7 +114,7 @@ def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
     seats = []
     for name in checkpoints:
         rows = np.flatnonzero(np.isin(seat_slot, [k for k, p in enumerate(policies) if p == name]))
-        seats.append(CheckpointSeats(name, n, rows, generator))
+        seats.append(CheckpointSeats(path[name], n, rows, generator))
     return kinds, seats
 
 
@@ -160,6 +162,42 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
     return by_slot, ticks
 
 
+def batch_evaluate(
+    policies: Sequence[str],
+    *,
+    matches: int,
+    config: QuatroConfig | Mapping[str, Any] | None = None,
+    seed: int = 0,
+    max_rounds: int = 20,
+) -> dict[str, Any]:
+    """One line-up at batch scale (``quatro-eval --batched``): each slot's win rate with its Wilson
+    interval and the draw rate, under the harness's keys; no per-tick metric."""
+    start = time.perf_counter()
+    out = play_lineup(policies, matches=matches, config=config, seed=seed, max_rounds=max_rounds)
+    cfg = make_config(config, episode="match", max_rounds=max_rounds)
+    teams = []
+    for policy, wins in zip(policies, out["wins"], strict=True):
+        lo, hi = wilson_interval(wins, matches)
+        teams.append(
+            {
+                "policy": policy,
+                "wins": wins,
+                "win_rate": round(wins / matches, 4),
+                "win_ci95": [round(lo, 4), round(hi, 4)],
+            }
+        )
+    return {
+        "kind": "batch_evaluate",
+        "policies": list(policies),
+        "config": config_dict(cfg, matches=matches, seed=seed, max_rounds=max_rounds, probe_matches=0),
+        "teams": teams,
+        "draws": out["draws"],
+        "draw_rate": round(out["draws"] / matches, 4),
+        "wall_seconds": time.perf_counter() - start,
+        "agent_steps": out["agent_steps"],
+    }
+
+
 def batch_cross_play(
     policies: Sequence[str],
     *,
@@ -173,7 +211,7 @@ def batch_cross_play(
     matrices under the harness's keys (``win_rate``, ``win_ci95``, ``draw_rate``; row against column,
     None on the diagonal), the config, ``wall_seconds`` and ``agent_steps``."""
     if len(set(policies)) != len(policies) or len(policies) < 2:
-        raise ValueError(f"policies: at least two distinct bots, got {list(policies)}")
+        raise ValueError(f"policies: at least two distinct policies, got {list(policies)}")
     cfg = make_config(config, episode="match", max_rounds=max_rounds)
     teams = cfg.num_players // 2
     k = len(policies)
@@ -198,7 +236,9 @@ def batch_cross_play(
         "matches": matches,
         "seed": seed,
         "max_rounds": max_rounds,
-        "config": cfg.model_dump(mode="json"),
+        "config": config_dict(
+            cfg, matches_per_pair=matches, seed=seed, max_rounds=max_rounds, probe_matches=0
+        ),
         "cross_play": {"win_rate": win, "win_ci95": ci, "draw_rate": draw},
         "wall_seconds": time.perf_counter() - start,
         "agent_steps": steps,

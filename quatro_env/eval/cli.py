@@ -8,11 +8,14 @@ Examples::
     quatro-eval ppo_4p honest+ppo_4p --matches 200            # a mixed team: honest partners ppo_4p
     quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
     quatro-eval honest decoy points_to_win=3 round_seconds=60   # key=value: any QuatroConfig field
+    quatro-eval ppo_4p counter --batched --matches 5000         # win rates only, every match at once
 
 A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
 a shipped PPO checkpoint by name (``ppo_4p``), a ``quatro-train`` policy file (``checkpoint:PATH``
 or ``PATH.pt``; read without running code), a TorchScript module you trust (``torchscript:PATH``),
-or a mixed team ``A+B`` (A in the team's lower seat, B its partner). Bad input is one line on
+or a mixed team ``A+B`` (A in the team's lower seat, B its partner). ``--batched`` plays every match at
+once on the batched engine (``quatro_env/eval/batch_play.py``): batched bots and PPO checkpoints only,
+win and draw rates only, in seconds where the harness takes minutes. Bad input is one line on
 stderr naming the argument and what it allows, exit code 2, before any match is played.
 """
 
@@ -62,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="play every ordered pair of the given policies as partners (mixed teams) against OPPONENT",
     )
+    p.add_argument(
+        "--batched",
+        action="store_true",
+        help="every match at once on the batched engine: win and draw rates only (no call, signal or "
+        "secrecy metrics); batched bots and PPO checkpoints, one line-up or --cross-play",
+    )
     p.add_argument("--matches", type=int_in(1), default=100, help="matches (per pair with --cross-play)")
     p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
     p.add_argument("--points-to-win", type=int_in(1), default=None, help="default: the rules' 5 (Q24)")
@@ -102,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _needed_modules(args: argparse.Namespace) -> list[str]:
     """What this run will import: checked before the first match, so a missing extra costs nothing."""
+    if args.batched:
+        return ["torch"]  # the batched engine; outcomes only, no metrics, probes or plots
     needed = ["sklearn"]  # communication metrics and secrecy probes
     if not args.no_progress:
         needed.append("tqdm")
@@ -122,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name:14} {doc}")
         return 0
     require("quatro-eval", _needed_modules(args))
+    problem = _batched_problem(args) if args.batched else None
+    if problem:
+        print(f"quatro-eval: {problem}", file=sys.stderr)
+        return 2
     config: dict[str, Any] = {"num_players": args.players}
     for field, value in (
         ("points_to_win", args.points_to_win),
@@ -156,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             print(f"quatro-eval: {flag}: {problem}", file=sys.stderr)
             return 2
+    if args.batched:
+        return _batched(args, config)
     try:
         if args.cross_play and args.partners is not None:
             print("quatro-eval: --cross-play and --partners are two different tournaments", file=sys.stderr)
@@ -188,6 +205,50 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             write_plots(report, args.out)
         print(f"wrote {args.out}/report.json, report.md" + ("" if args.no_plots else " and PNG plots"))
+    return 0
+
+
+#: what --batched cannot do: it keeps each match's outcome, nothing per tick
+_NOT_BATCHED = (
+    ("--partners", "partners"),
+    ("--decoders", "decoders"),
+    ("--replays", "replays"),
+    ("--self-play", "self_play"),
+)
+
+
+def _batched_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--batched`` cannot run these arguments (before any folder is made or match played)."""
+    for flag, attr in _NOT_BATCHED:
+        if getattr(args, attr) not in (None, False):
+            return f"--batched keeps outcomes only; it cannot take {flag}"
+    teams = args.players // 2
+    if not args.cross_play and len(args.policies) != teams:
+        return (
+            f"{args.players} players need {teams} policies (one per team), "
+            f"got {len(args.policies)}; use --cross-play for a tournament"
+        )
+    return None
+
+
+def _batched(args: argparse.Namespace, config: dict[str, Any]) -> int:
+    """``--batched``: one line-up or every pair, outcomes only (:mod:`quatro_env.eval.batch_play`)."""
+    from quatro_env.eval.batch_play import batch_cross_play, batch_evaluate
+
+    play = batch_cross_play if args.cross_play else batch_evaluate
+    try:
+        report = play(
+            args.policies, matches=args.matches, config=config, seed=args.seed, max_rounds=args.max_rounds
+        )
+    except ValueError as err:
+        print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
+        return 2
+    text = to_markdown(report)
+    print(text)
+    if args.out is not None:
+        write_json(report, args.out / "report.json")
+        (args.out / "report.md").write_text(text)
+        print(f"wrote {args.out}/report.json, report.md (no plots: outcomes only)")
     return 0
 
 

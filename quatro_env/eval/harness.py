@@ -32,7 +32,8 @@ def make_config(config: QuatroConfig | Mapping[str, Any] | None = None, **overri
     return QuatroConfig(**base)
 
 
-def _config_dict(config: QuatroConfig, **run: Any) -> dict[str, Any]:
+def config_dict(config: QuatroConfig, **run: Any) -> dict[str, Any]:
+    """The rules a report states (its config line) and the run's own settings (matches, seed, ...)."""
     d = config.model_dump(mode="json")
     keep = (
         "num_players",
@@ -106,7 +107,7 @@ def evaluate(
     return {
         "schema": SCHEMA,
         "kind": "evaluate",
-        "config": _config_dict(
+        "config": config_dict(
             cfg, matches=matches, seed=seed, max_rounds=max_rounds, probe_matches=probe_matches
         ),
         "policies": _labels(specs),
@@ -194,7 +195,7 @@ def cross_play(
     return {
         "schema": SCHEMA,
         "kind": "cross_play",
-        "config": _config_dict(
+        "config": config_dict(
             cfg,
             matches_per_pair=matches,
             seed=seed,
@@ -262,7 +263,7 @@ def partner_play(
     return {
         "schema": SCHEMA,
         "kind": "partner_play",
-        "config": _config_dict(
+        "config": config_dict(
             cfg, matches_per_pair=matches, seed=seed, max_rounds=max_rounds, probe_matches=0
         ),
         "policies": labels,

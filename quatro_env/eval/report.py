@@ -97,8 +97,26 @@ def win_rate_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _batch_lines(report: dict[str, Any]) -> list[str]:
+    """A batch report (``quatro-eval --batched``): outcomes only, so win and draw rates alone."""
+    seconds = report["wall_seconds"]
+    lines = [
+        f"Batched: every match at once on the batched engine, outcomes only (no call, signal or secrecy "
+        f"metrics); {seconds:.1f} s wall, {report['agent_steps'] / max(seconds, 1e-9):,.0f} agent-steps/s.",
+        "",
+    ]
+    if report["kind"] == "batch_cross_play":
+        return lines + win_rate_lines(report["policies"], report["cross_play"])
+    lines += ["| slot: policy | win rate [95% CI] | wins |", "|---|---|---|"]
+    for k, t in enumerate(report["teams"]):
+        lines.append(f"| {k}: {t['policy']} | {_ci(t['win_rate'], t['win_ci95'])} | {t['wins']} |")
+    return lines + ["", f"Draws: {report['draws']} ({_f(report['draw_rate'])})."]
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"Config: {config_line(report)}", ""]
+    if report["kind"].startswith("batch_"):
+        return "\n".join(lines + _batch_lines(report)) + "\n"
     if report["kind"] == "evaluate":
         lineup = report["lineups"][0]
         lines.append(

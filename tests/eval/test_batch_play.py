@@ -84,7 +84,7 @@ def test_bad_input_is_refused_by_name(kwargs, message):
 
 
 def test_cross_play_needs_two_distinct_bots():
-    with pytest.raises(ValueError, match="at least two distinct bots"):
+    with pytest.raises(ValueError, match="at least two distinct policies"):
         batch_cross_play(["honest", "honest"], matches=4)
 
 
@@ -132,3 +132,49 @@ def test_a_checkpoint_plays_in_a_batched_line_up_and_a_bad_name_is_refused():
     assert out["wins"][1] == 0 and out["wins"][0] >= 1 and out["wins"][0] + out["draws"] == 12
     with pytest.raises(ValueError, match="trained for 4 players, not 6"):
         play_lineup(["ppo_4p", "honest", "honest"], matches=2, config=dict(SHORT, num_players=6))
+
+
+def test_quatro_eval_batched_reports_the_line_ups_outcomes(tmp_path, capsys):
+    """``quatro-eval --batched``: the same outcomes as play_lineup on the same seed, under the harness's
+    keys, with a markdown table; a checkpoint named as ``checkpoint:PATH`` plays as its file."""
+    import json
+
+    from baselines.policy import resolve_checkpoint
+    from quatro_env.eval import cli
+
+    path = str(resolve_checkpoint("ppo_4p"))
+    argv = [f"checkpoint:{path}", "counter", "--batched", "--matches", "30", "--seed", "2"]
+    rc = cli.main(
+        argv + ["--round-seconds", "60", "--points-to-win", "3", "--max-rounds", "10", "--out", str(tmp_path)]
+    )
+    assert rc == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    direct = play_lineup([path, "counter"], matches=30, config=SHORT, seed=2, max_rounds=10)
+    assert report["kind"] == "batch_evaluate" and [t["wins"] for t in report["teams"]] == direct["wins"]
+    assert report["draws"] == direct["draws"] and report["config"]["max_rounds"] == 10
+    assert report["teams"][1]["win_rate"] == round(direct["wins"][1] / 30, 4)
+    out = capsys.readouterr().out
+    assert "| 1: counter |" in out and "outcomes only" in out
+
+
+def test_quatro_eval_batched_cross_play_and_what_it_refuses(capsys, tmp_path):
+    from quatro_env.eval import cli
+
+    assert (
+        cli.main(
+            ["honest", "counter", "--cross-play", "--batched", "--matches", "20", "--points-to-win", "1"]
+        )
+        == 0
+    )
+    assert "| **counter** |" in capsys.readouterr().out
+    for extra, named in (
+        (["--decoders"], "cannot take --decoders"),
+        (["--partners", "counter"], "cannot take --partners"),
+        (["--replays", str(tmp_path / "replays")], "cannot take --replays"),
+    ):
+        assert cli.main(["honest", "counter", "--batched", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and named in err
+    assert not (tmp_path / "replays").exists()  # refused before any folder is made
+    assert cli.main(["honest+decoy", "counter", "--batched"]) == 2
+    assert "no batched version of ['honest+decoy']" in capsys.readouterr().err
