@@ -231,8 +231,14 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
 
 
 def _start(e: dict[str, Any]) -> str:
-    """Where the best response started, unless from the policy's own weights (the curve's 0.5)."""
-    return "" if e.get("init", "policy") == "policy" else f" (from {e['init']})"
+    """Where the best response started, unless from the policy's own weights (the curve's 0.5), and
+    its draws and the batched engine's matches where the run recorded them."""
+    notes = [] if e.get("init", "policy") == "policy" else [f"from {e['init']}"]
+    if e.get("draws") is not None:
+        notes.append(f"{e['draws']} of {e['matches']} drawn")
+    if e.get("matches_on") == "batched":
+        notes.append("batched matches")
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def _count_matched(s: dict[str, Any]) -> str:

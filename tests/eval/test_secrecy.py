@@ -498,6 +498,10 @@ def test_the_secrecy_table_names_each_decoders_chosen_view():
     assert table[3].split("|")[-2].strip() == "0.62 [0.57, 0.68]"
     assert table[5].split("|")[-2].strip() == "0.40 [0.35, 0.46] (from ppo_4p)"
     assert table[2].split("|")[-2].strip() == "—"
+    # a run that recorded its draws and played its matches on the batched engine says so
+    exploit["counted"] |= {"draws": 120, "matches": 300, "matches_on": "batched"}
+    cell = secrecy_table(rows, exploit).splitlines()[5].split("|")[-2].strip()
+    assert cell == "0.40 [0.35, 0.46] (from ppo_4p; 120 of 300 drawn; batched matches)"
 
 
 def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path):
