@@ -61,6 +61,18 @@ def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str
     return model, payload
 
 
+@torch.no_grad()
+def policy_tick(
+    model: RecurrentActorCritic, obs: torch.Tensor, masks: torch.Tensor, h: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One tick of ``N`` seats: their ``[N, num_actions]`` masked action probabilities from ``[N, obs_dim]``
+    observations and ``[N, num_actions]`` masks, and their memory after it. One seat (the harness's
+    :class:`PPOPolicy`) or many (``quatro_env.eval.batch_play``): the same computation."""
+    memory, h = model.unroll(obs[None], torch.zeros(1, obs.shape[0], dtype=torch.bool), h)
+    dist, _ = model.heads(memory[0], masks)
+    return dist.probs, h
+
+
 class PPOPolicy:
     """One seat played by a trained recurrent policy."""
 
@@ -79,14 +91,12 @@ class PPOPolicy:
         self.generator = torch.Generator().manual_seed(int(seed) if seed is not None else 0)
         self.h = self.model.initial_state(1)
 
-    @torch.no_grad()
     def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         """``[1, num_actions]``: the masked policy at this tick (the seat's memory moves on)."""
         obs = torch.as_tensor(np.asarray(observation, dtype=np.uint8)).unsqueeze(0)
         legal = torch.as_tensor(np.asarray(mask, dtype=np.int8)).unsqueeze(0)
-        memory, self.h = self.model.unroll(obs.unsqueeze(0), torch.zeros(1, 1, dtype=torch.bool), self.h)
-        dist, _ = self.model.heads(memory[0], legal)
-        return dist.probs
+        probs, self.h = policy_tick(self.model, obs, legal, self.h)
+        return probs
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
         probs = self.probabilities(observation, mask)

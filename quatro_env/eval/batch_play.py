@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.policy import load_model, shipped_checkpoints
+from baselines.policy import load_model, policy_tick, shipped_checkpoints
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, NO_BOT, BatchedBots
 from quatro_env.common.stats import wilson_interval
@@ -82,13 +82,10 @@ class CheckpointSeats:
         self.rows, self.generator = rows, generator
         self.h = self.model.initial_state(len(rows))
 
-    @torch.no_grad()
     def probabilities(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """``[len(rows), num_actions]``: each seat's policy at this tick (its memory moves on)."""
-        no_reset = torch.zeros(1, len(self.rows), dtype=torch.bool)
-        memory, self.h = self.model.unroll(obs[self.rows][None], no_reset, self.h)
-        dist, _ = self.model.heads(memory[0], masks[self.rows])
-        return dist.probs
+        probs, self.h = policy_tick(self.model, obs[self.rows], masks[self.rows], self.h)
+        return probs
 
     def act(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         return torch.multinomial(self.probabilities(obs, masks), 1, generator=self.generator)[:, 0]
