@@ -53,20 +53,41 @@ def play_lineup(
     max_rounds: int = 20,
 ) -> dict[str, Any]:
     """Play ``matches`` matches of one line-up (``policies[k]``: the bot or PPO checkpoint of slot
-    ``k``, one per team).
+    ``k``, one per team); the report of ``quatro-eval --batched``.
 
-    Returns ``wins`` (per slot, matches it won, shared wins included), ``draws``, ``matches``,
-    ``ticks`` (the longest match) and ``agent_steps`` (seat-ticks played, finished tables included).
+    Returns ``wins`` (per slot, matches it won, shared wins included), ``teams`` (per slot: its win rate
+    and Wilson interval, under the harness's keys), ``draws``, ``draw_rate``, ``matches``, ``ticks``
+    (the longest match), ``agent_steps`` (seat-ticks played, finished tables included), the config and
+    ``wall_seconds``. Outcomes only: no per-tick metric.
     """
-    won, ticks = _play(policies, matches, make_config(config, episode="match", max_rounds=max_rounds), seed)
-    n = len(policies) * 2
+    start = time.perf_counter()
+    cfg = make_config(config, episode="match", max_rounds=max_rounds)
+    won, ticks = _play(policies, matches, cfg, seed)
+    wins = [int(w) for w in won.sum(0)]
+    draws = int((~won.any(1)).sum())
+    teams = []
+    for policy, w in zip(policies, wins, strict=True):
+        lo, hi = wilson_interval(w, matches)
+        teams.append(
+            {
+                "policy": policy,
+                "wins": w,
+                "win_rate": round(w / matches, 4),
+                "win_ci95": [round(lo, 4), round(hi, 4)],
+            }
+        )
     return {
+        "kind": "batch_evaluate",
         "policies": list(policies),
+        "config": config_dict(cfg, matches=matches, seed=seed, max_rounds=max_rounds, probe_matches=0),
         "matches": matches,
-        "wins": [int(w) for w in won.sum(0)],
-        "draws": int((~won.any(1)).sum()),
+        "wins": wins,
+        "teams": teams,
+        "draws": draws,
+        "draw_rate": round(draws / matches, 4),
         "ticks": ticks,
-        "agent_steps": ticks * matches * n,
+        "agent_steps": ticks * matches * cfg.num_players,
+        "wall_seconds": time.perf_counter() - start,
     }
 
 
@@ -157,42 +178,6 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
     for t in range(teams):
         by_slot[np.arange(matches), slot_of[:, t]] |= won[:, t]
     return by_slot, ticks
-
-
-def batch_evaluate(
-    policies: Sequence[str],
-    *,
-    matches: int,
-    config: QuatroConfig | Mapping[str, Any] | None = None,
-    seed: int = 0,
-    max_rounds: int = 20,
-) -> dict[str, Any]:
-    """One line-up at batch scale (``quatro-eval --batched``): each slot's win rate with its Wilson
-    interval and the draw rate, under the harness's keys; no per-tick metric."""
-    start = time.perf_counter()
-    out = play_lineup(policies, matches=matches, config=config, seed=seed, max_rounds=max_rounds)
-    cfg = make_config(config, episode="match", max_rounds=max_rounds)
-    teams = []
-    for policy, wins in zip(policies, out["wins"], strict=True):
-        lo, hi = wilson_interval(wins, matches)
-        teams.append(
-            {
-                "policy": policy,
-                "wins": wins,
-                "win_rate": round(wins / matches, 4),
-                "win_ci95": [round(lo, 4), round(hi, 4)],
-            }
-        )
-    return {
-        "kind": "batch_evaluate",
-        "policies": list(policies),
-        "config": config_dict(cfg, matches=matches, seed=seed, max_rounds=max_rounds, probe_matches=0),
-        "teams": teams,
-        "draws": out["draws"],
-        "draw_rate": round(out["draws"] / matches, 4),
-        "wall_seconds": time.perf_counter() - start,
-        "agent_steps": out["agent_steps"],
-    }
 
 
 def batch_cross_play(

@@ -195,16 +195,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:  # a bad policy, parameter or rule: one line, exit 2
         print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2
+    return _write(report, args.out, plots=not args.no_plots)
+
+
+def _write(report: dict[str, Any], out: Path | None, plots: bool) -> int:
+    """Print the report's markdown; with ``--out``, write report.json, report.md (and the plots)."""
     text = to_markdown(report)
     print(text)
-    if args.out is not None:
-        write_json(report, args.out / "report.json")
-        (args.out / "report.md").write_text(text)
-        if not args.no_plots:
+    if out is not None:
+        write_json(report, out / "report.json")
+        (out / "report.md").write_text(text)
+        if plots:
             from quatro_env.eval.plots import write_plots
 
-            write_plots(report, args.out)
-        print(f"wrote {args.out}/report.json, report.md" + ("" if args.no_plots else " and PNG plots"))
+            write_plots(report, out)
+        print(f"wrote {out}/report.json, report.md" + (" and PNG plots" if plots else ""))
     return 0
 
 
@@ -233,9 +238,9 @@ def _batched_problem(args: argparse.Namespace) -> str | None:
 
 def _batched(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """``--batched``: one line-up or every pair, outcomes only (:mod:`quatro_env.eval.batch_play`)."""
-    from quatro_env.eval.batch_play import batch_cross_play, batch_evaluate
+    from quatro_env.eval.batch_play import batch_cross_play, play_lineup
 
-    play = batch_cross_play if args.cross_play else batch_evaluate
+    play = batch_cross_play if args.cross_play else play_lineup
     try:
         report = play(
             args.policies, matches=args.matches, config=config, seed=args.seed, max_rounds=args.max_rounds
@@ -243,13 +248,7 @@ def _batched(args: argparse.Namespace, config: dict[str, Any]) -> int:
     except ValueError as err:
         print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2
-    text = to_markdown(report)
-    print(text)
-    if args.out is not None:
-        write_json(report, args.out / "report.json")
-        (args.out / "report.md").write_text(text)
-        print(f"wrote {args.out}/report.json, report.md (no plots: outcomes only)")
-    return 0
+    return _write(report, args.out, plots=False)  # outcomes only: nothing to plot
 
 
 if __name__ == "__main__":
