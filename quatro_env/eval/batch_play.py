@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from baselines.policy import load_model, policy_tick, shipped_checkpoints
+from baselines.policy import load_model, policy_tick, resolve_checkpoint
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, NO_BOT, BatchedBots
 from quatro_env.common.stats import wilson_interval
@@ -119,15 +118,21 @@ class CheckpointSeats:
 def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
     """The bots' kind per seat row (:data:`NO_BOT` where a checkpoint plays) and one
     :class:`CheckpointSeats` per checkpoint of the line-up."""
-    checkpoints = [p for p in dict.fromkeys(policies) if p not in KINDS]
-    path = {p: p.removeprefix("checkpoint:") for p in checkpoints}  # quatro-eval's spelling of a file
-    unknown = [p for p in checkpoints if path[p] not in shipped_checkpoints() and not Path(path[p]).is_file()]
+    checkpoints, path, unknown = [p for p in dict.fromkeys(policies) if p not in KINDS], {}, []
+    for p in checkpoints:
+        try:  # a shipped name or a file; quatro-eval spells a file checkpoint:PATH
+            path[p] = str(resolve_checkpoint(p.removeprefix("checkpoint:")))
+        except ValueError:
+            unknown.append(p)
     if unknown:
         raise ValueError(
             f"policies: no batched version of {unknown} and no PPO checkpoint of that name; "
             f"batched bots: {list(KINDS)}"
         )
-    kinds = np.array([KINDS.index(p) if p in KINDS else NO_BOT for p in policies], np.int64)[seat_slot]
+    bot_slots = [k for k, p in enumerate(policies) if p in KINDS]
+    slot_kind = np.full(len(policies), NO_BOT, np.int64)
+    slot_kind[bot_slots] = BatchedBots.kind_ids([policies[k] for k in bot_slots])
+    kinds = slot_kind[seat_slot]
     generator = torch.Generator().manual_seed(int(seed))
     seats = []
     for name in checkpoints:
@@ -158,7 +163,7 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
         if bot_rows.size:
             draws = rng.random((bot_rows.size, bots.num_draws))
             picked = bots.act(obs.numpy()[bot_rows], masks.numpy()[bot_rows], draws, rows=bot_rows)
-            actions[bot_rows] = torch.from_numpy(np.asarray(picked, np.int64))
+            actions[bot_rows] = torch.from_numpy(picked)
         for seats in checkpoints:
             actions[seats.rows] = seats.act(obs, masks)
         result = engine.step(actions.view(matches, n))

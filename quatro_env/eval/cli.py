@@ -183,13 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.cross_play:
             report = cross_play(args.policies, self_play=args.self_play, **common)
         else:
-            teams = args.players // 2
-            if len(args.policies) != teams:
-                print(
-                    f"quatro-eval: {args.players} players need {teams} policies (one per team), "
-                    f"got {len(args.policies)}; use --cross-play for a tournament",
-                    file=sys.stderr,
-                )
+            problem = _lineup_problem(args)
+            if problem:
+                print(f"quatro-eval: {problem}", file=sys.stderr)
                 return 2
             report = evaluate(args.policies, decoders=args.decoders, **common)
     except ValueError as err:  # a bad policy, parameter or rule: one line, exit 2
@@ -227,13 +223,18 @@ def _batched_problem(args: argparse.Namespace) -> str | None:
     for flag, attr in _NOT_BATCHED:
         if getattr(args, attr) not in (None, False):
             return f"--batched keeps outcomes only; it cannot take {flag}"
+    return None if args.cross_play else _lineup_problem(args)
+
+
+def _lineup_problem(args: argparse.Namespace) -> str | None:
+    """One line-up needs one policy per team."""
     teams = args.players // 2
-    if not args.cross_play and len(args.policies) != teams:
-        return (
-            f"{args.players} players need {teams} policies (one per team), "
-            f"got {len(args.policies)}; use --cross-play for a tournament"
-        )
-    return None
+    if len(args.policies) == teams:
+        return None
+    return (
+        f"{args.players} players need {teams} policies (one per team), "
+        f"got {len(args.policies)}; use --cross-play for a tournament"
+    )
 
 
 def _batched(args: argparse.Namespace, config: dict[str, Any]) -> int:

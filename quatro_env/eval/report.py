@@ -216,7 +216,7 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     for r in rows:
         s = r["secrecy"]
         e = exploit.get(r["policy"])
-        br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}{_start(e)}"
+        br = "—" if e is None else f"{e['win_rate']:.2f} {_interval(e['win_ci95'])}{_best_response_notes(e)}"
         before = s.get("eve_tm_auc") is not None and not s.get("eve_card_count")
         name = f"{r['policy']} †" if before else r["policy"]
         lines.append(
@@ -230,7 +230,7 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
-def _start(e: dict[str, Any]) -> str:
+def _best_response_notes(e: dict[str, Any]) -> str:
     """Where the best response started, unless from the policy's own weights (the curve's 0.5), and
     its draws and the batched engine's matches where the run recorded them."""
     notes = [] if e.get("init", "policy") == "policy" else [f"from {e['init']}"]
