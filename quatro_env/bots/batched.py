@@ -2,7 +2,8 @@
 
 :class:`BatchedBots` plays the same rules as the numpy bots of :mod:`quatro_env.bots` (``idle``,
 ``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``, ``counter``,
-``listener``, and the secrecy scale's reference codes: ``cover`` in its default options and ``shout``),
+``listener``, and the secrecy scale's reference codes: ``cover``, in its default options and in two more
+(:data:`VARIANTS`), and ``shout``),
 one row per bot seat, from the seat's egocentric observation and mask alone (Q26, Q27), so bot tables
 in training cost next to nothing and the ladder can be played at batch scale.
 Field positions come from :class:`~quatro_env.quatro.encoding.ObservationEncoder` (by name, as
@@ -27,7 +28,15 @@ if TYPE_CHECKING:  # torch only for checkpoints: the bot names and kernels need 
 
 from quatro_env.bots.basic import CollectorBot
 from quatro_env.bots.cover import CoverBot
-from quatro_env.bots.cover_rows import C_CALL_DUE, C_LAST_AGE, C_SHOWN, cover_row
+from quatro_env.bots.cover_rows import (
+    C_CALL_DUE,
+    C_LAST_AGE,
+    C_LOWER,
+    C_SHOWN,
+    C_SPLIT,
+    NUM_COVER_COLUMNS,
+    cover_row,
+)
 from quatro_env.bots.listening import CounterBot, EavesdropperBot, all_unknown_are
 from quatro_env.bots.rows import (
     A_CONTRA1,
@@ -77,7 +86,8 @@ from quatro_env.bots.signalling import DecoyBot
 from quatro_env.quatro.cards import NUM_EMOJIS, num_values
 from quatro_env.quatro.engine import Phase
 
-#: bot names, in kernel order (the registry's names: ``quatro_env.quatro.bots.BOT_POLICIES``)
+#: bot names, in kernel order (the registry's names: ``quatro_env.quatro.bots.BOT_POLICIES``, then the
+#: options of :data:`VARIANTS`, named as a line-up names them)
 KINDS = (
     "idle",
     "random",
@@ -90,10 +100,13 @@ KINDS = (
     "listener",
     "cover",  # the ids above were in checkpoints before it
     "shout",  # after cover: each new bot takes the next id, so a checkpoint's ids keep their meaning
+    "cover:beat=false",
+    "cover:split=true",
 )
-(IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER, COVER, SHOUT) = (
-    range(len(KINDS))
-)
+(IDLE, RANDOM, RANDOM_CALLER, COLLECTOR, HONEST, DECOY, EAVESDROPPER, COUNTER, LISTENER) = range(9)
+(COVER, SHOUT, COVER_CHANNEL, COVER_SPLIT) = range(9, len(KINDS))
+#: the bots of :data:`KINDS` played in other options than their defaults: name -> (bot, options)
+VARIANTS = {"cover:beat=false": ("cover", {"beat": False}), "cover:split=true": ("cover", {"split": True})}
 NO_BOT = -1  # a row that no bot plays (a learner's or a snapshot's seat)
 
 
@@ -105,7 +118,9 @@ class SlotRng:
     """The ``Generator`` calls the numpy bots make, answered from one row's draws of this tick.
 
     Each call kind reads its own slot (a second call of a kind in one tick is a design error and
-    raises); ``integers(k)`` is ``floor(u * k)``, ``choice(a)`` is ``a[floor(u * len(a))]`` and
+    raises, but for the swap slot: the split cover's neutral swap may follow a collector's swap that it
+    discarded whichever slot it drew, and reads the same number, as its row does); ``integers(k)`` is
+    ``floor(u * k)``, ``choice(a)`` is ``a[floor(u * len(a))]`` and
     ``permutation(v)`` the stable argsort of the ``v`` order draws — the batched kernel's mapping.
     """
 
@@ -117,7 +132,7 @@ class SlotRng:
         self.u, self._used = np.asarray(draws, dtype=np.float64), set()
 
     def _take(self, slot: int) -> float:
-        if slot in self._used:
+        if slot in self._used and slot != D_SWAP:
             raise RuntimeError(f"draw slot {slot} used twice in one tick")
         self._used.add(slot)
         return float(self.u[slot])
@@ -232,8 +247,9 @@ def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep
 @njit(cache=True)
 def _play(kind, o, m, u, fields, seats, act, n, v, st_i, order, quiet, runs, known, erratic, cov, params):
     """HonestBot.play and its subclasses' hooks, for one row in the play phase."""
-    if kind == COVER:
-        return cover_row(o, m, u, fields, seats, act, n, v, st_i, order, cov, params)
+    if kind in (COVER, COVER_SPLIT, COVER_CHANNEL):
+        beat, split = kind != COVER_CHANNEL, kind == COVER_SPLIT
+        return cover_row(o, m, u, fields, seats, act, n, v, st_i, order, cov, known, params, beat, split)
     sign = first_set(o, fields[F_SIGN], E)
     partner = n // 2
     if kind == COLLECTOR:
@@ -342,14 +358,16 @@ def _act_rows(
                 quiet[i, :] = 0
                 runs[i, 0, :] = -1
                 runs[i, 1, :] = 0
+                known[i, :, :] = 0  # the counter's record, or the split cover's kept values
                 if kind == COUNTER:
-                    known[i, :, :] = 0
                     runs[i, 1, :] = 4  # the counter's unknown cards per seat (row 0: me)
                     runs[i, 1, 0] = 0
                     erratic[i, :] = False
                 cover[i, C_SHOWN] = 1  # the cover's new_round (its period is kept)
                 cover[i, C_LAST_AGE] = -1
                 cover[i, C_CALL_DUE] = -1
+                cover[i, C_SPLIT] = -1
+                cover[i, C_LOWER] = 0
             else:
                 st_i[i, 1] += 1
             if o[fields[F_RESHUFFLED]] and kind == COUNTER:
@@ -425,19 +443,20 @@ class BatchedBots:
             np.float64,
         )
         assert not CounterBot.record_quatro  # the kernel plays the default counter
-        assert CoverBot.beat and not CoverBot.split  # ... and the default cover
+        assert CoverBot.beat and not CoverBot.split and not CoverBot.pulse_timing  # the cover's defaults
         # the cover's period until two own pulses show the table's: the rules' default (it is told no config)
         default_period = CoverBot(num_players).default_period
-        self._fresh_cover = np.array((1, default_period, -1, -1), np.int64)  # a new bot's cover memory
+        self._fresh_cover = np.array((1, default_period, -1, -1, -1, 0), np.int64)  # a new cover's memory
+        assert len(self._fresh_cover) == NUM_COVER_COLUMNS
         n, v = self.n, self.v
         self.kinds = np.full(self.rows, NO_BOT, np.int64)
         self.st_i = np.zeros((self.rows, 4), np.int64)  # in play, tick in round, target, waited
         self.order = np.zeros((self.rows, v), np.int64)
         self.quiet = np.zeros((self.rows, n // 2), np.int64)
         self.runs = np.zeros((self.rows, 2, n), np.int64)  # run emoji / run length (counter: unknown)
-        self.known = np.zeros((self.rows, n, v), np.int64)
+        self.known = np.zeros((self.rows, n, v), np.int64)  # counter: cards known; split cover: kept values
         self.erratic = np.zeros((self.rows, n), np.bool_)
-        self.cover = np.zeros((self.rows, 4), np.int64)  # columns C_SHOWN .. C_CALL_DUE
+        self.cover = np.zeros((self.rows, NUM_COVER_COLUMNS), np.int64)  # columns C_SHOWN .. C_LOWER
         self.num_draws = num_draws(num_players)
 
     @staticmethod
@@ -522,6 +541,15 @@ class BatchedBots:
         if "cover" not in state and set(state) == set(self.STATE) - {"cover"}:
             # written before the cover row: no row plays it (its id came last), its memory starts fresh
             state = {**state, "cover": torch.from_numpy(np.tile(self._fresh_cover, (self.rows, 1)))}
+        old_cover = state.get("cover")
+        if (
+            isinstance(old_cover, torch.Tensor)
+            and old_cover.dtype == torch.int64
+            and old_cover.shape == (self.rows, 4)
+        ):
+            # written before the split cover's row: its two columns (no split seen yet) are added
+            fresh = torch.from_numpy(np.tile(self._fresh_cover[4:], (self.rows, 1)))
+            state = {**state, "cover": torch.cat([old_cover, fresh], dim=1)}
         missing, unknown = sorted(set(self.STATE) - set(state)), sorted(set(state) - set(self.STATE))
         if missing or unknown:
             raise ValueError(f"bots: missing {missing}, unknown {unknown}")

@@ -28,6 +28,13 @@ from quatro_env.quatro.encoding import NO_PULSE_AGE as NO_PULSE
 PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
+def split_key(low: int, high: int, sign: int) -> int:
+    """Which of the six splits :func:`keyed_split` picks: a hash of the two emojis, shifted by the sign
+    (plain integer arithmetic, so the compiled cover row runs this very function)."""
+    mix = (low * NUM_EMOJIS + high) * 2654435761 % 2**32 >> 16
+    return (mix + sign) % 6
+
+
 def keyed_split(low: int, high: int, sign: int | None) -> tuple[tuple[int, int], tuple[int, int]]:
     """The two halves of the center for one beat, (the lower emoji's, the higher's), one of six.
 
@@ -36,8 +43,7 @@ def keyed_split(low: int, high: int, sign: int | None) -> tuple[tuple[int, int],
     four times, so the emojis alone say nothing of whose half a slot is. The emojis pick the split
     through a hash, the sign shifts it: learning the shift from the exchanges would tell an opponent
     the sign modulo 6 at most, not the sign."""
-    mix = (low * NUM_EMOJIS + high) * 2654435761 % 2**32 >> 16
-    k = (mix + (sign or 0)) % 6
+    k = split_key(low, high, sign or 0)
     first, second = PAIRINGS[k // 2]
     return (first, second) if k % 2 else (second, first)
 

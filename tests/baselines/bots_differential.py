@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine
-from quatro_env.bots.batched import KINDS, BatchedBots, SlotRng, num_draws
+from quatro_env.bots.batched import KINDS, VARIANTS, BatchedBots, SlotRng, num_draws
 from quatro_env.quatro.bots import BOT_POLICIES
 
 
@@ -31,7 +31,7 @@ def play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: in
     rngs = [SlotRng() for _ in range(rows)]
     numpy_bots = []
     for name, rng in zip(names, rngs, strict=True):
-        bot = BOT_POLICIES[name](n, seed=0)
+        bot = numpy_bot(name, n)
         bot.rng = rng
         numpy_bots.append(bot)
     batched = BatchedBots(n, rows)
@@ -61,12 +61,18 @@ def play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: in
         for b in np.flatnonzero(done):  # a table that ends restarts with fresh bots, as a match does
             for s in range(n):
                 i = b * n + s
-                numpy_bots[i] = BOT_POLICIES[names[i]](n, seed=0)
+                numpy_bots[i] = numpy_bot(names[i], n)
                 numpy_bots[i].rng = rngs[i]
             batched.reset_rows(
                 np.arange(b * n, (b + 1) * n), BatchedBots.kind_ids(names[b * n : (b + 1) * n])
             )
     return seen
+
+
+def numpy_bot(name: str, num_players: int):
+    """The reference of a batched row: the numpy bot of that name, in the options its row plays."""
+    bot, options = VARIANTS.get(name, (name, {}))
+    return BOT_POLICIES[bot](num_players, seed=0, **options)
 
 
 def random_lineup(seed: int) -> tuple[int, list[str], dict]:

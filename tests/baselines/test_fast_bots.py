@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine
-from quatro_env.bots.batched import KINDS, BatchedBots
+from quatro_env.bots.batched import KINDS, VARIANTS, BatchedBots
+from quatro_env.eval.policies import as_policy
 from quatro_env.quatro.bots import BOT_POLICIES
 from tests.baselines.bots_differential import play_and_compare, random_lineup
 
@@ -22,6 +23,8 @@ from tests.baselines.bots_differential import play_and_compare, random_lineup
         ["eavesdropper", "random_caller", "honest", "idle"],
         ["cover", "counter", "cover", "decoy"],
         ["shout", "counter", "shout", "honest"],
+        ["cover:split=true", "counter", "cover:split=true", "eavesdropper"],
+        ["cover:beat=false", "decoy", "cover:beat=false", "counter"],
     ],
 )
 def test_batched_bots_match_numpy_bots_on_4p_games(lineup):
@@ -85,14 +88,25 @@ def test_calls_are_made_and_matched():
 
 def test_every_bot_of_the_registry_has_a_batched_version():
     """The ladder (#17) and both reference codes of the secrecy scale (#18) play in the trainer's bot
-    tables, so ``quatro-exploit`` can train a best response to any registered bot."""
-    assert set(KINDS) == set(BOT_POLICIES)
+    tables, so ``quatro-exploit`` can train a best response to any registered bot; so do the two
+    options of ``cover`` that the secrecy frontier measures."""
+    assert set(KINDS) - set(VARIANTS) == set(BOT_POLICIES)
+    assert set(VARIANTS) == {"cover:beat=false", "cover:split=true"}
 
 
-def test_a_bot_option_is_refused_as_a_training_opponent_by_name():
-    """The compiled rows play each bot in its default options; a variant is a numpy bot only."""
-    with pytest.raises(ValueError, match=r"no batched version of \['cover:split=true'\]"):
-        BatchedBots.kind_ids(["honest", "cover:split=true"])
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_variant_is_named_as_the_harness_parses_it(name):
+    """A line-up's ``cover:split=true`` is one bot for the harness and for the compiled rows."""
+    bot, options = VARIANTS[name]
+    spec = as_policy(name)
+    assert (spec.kind, spec.target, dict(spec.kwargs)) == ("bot", bot, options)
+
+
+def test_a_bot_option_without_a_row_is_refused_as_a_training_opponent_by_name():
+    """The compiled rows play each bot in its defaults and the variants above; any other option is a
+    numpy bot only."""
+    with pytest.raises(ValueError, match=r"no batched version of \['cover:partner_delay=4'\]"):
+        BatchedBots.kind_ids(["honest", "cover:partner_delay=4"])
 
 
 def test_the_batched_cover_keeps_its_code_through_whole_rounds():
@@ -106,6 +120,32 @@ def test_the_batched_cover_keeps_its_code_through_whole_rounds():
     exchanges = codec.ranges[ActionKind.EXCHANGE]
     assert codec.encode(ActionKind.QUATRO) in seen["cover"]
     assert len(seen["cover"] & set(show)) > 10 and len(seen["cover"] & set(exchanges)) > 8
+
+
+def test_the_batched_split_cover_keeps_its_halves_through_whole_rounds():
+    """The split cover's row (the halves keyed by the team sign, the neutral swaps ranked by the values
+    each seat has been taking) takes the numpy bot's decisions where quartets form and calls are made."""
+    from quatro_env.quatro.actions import ActionCodec, ActionKind
+
+    seen = play_and_compare(
+        4, ["cover:split=true", "counter"], tables=8, ticks=1200, seed=19, round_seconds=40
+    )
+    codec = ActionCodec(4)
+    assert codec.encode(ActionKind.QUATRO) in seen["cover:split=true"]
+    assert len(seen["cover:split=true"] & set(codec.ranges[ActionKind.EXCHANGE])) > 8
+
+
+def test_the_batched_channel_cover_calls_on_its_sign_through_whole_rounds():
+    """The channel-only cover's row (``beat=false``): exchanges whenever it collects, cover emojis, the
+    sign at the holder's next pulse and the partner's «Quatro» on it."""
+    from quatro_env.quatro.actions import ActionCodec, ActionKind
+
+    seen = play_and_compare(
+        4, ["cover:beat=false", "counter"], tables=8, ticks=1200, seed=23, round_seconds=40
+    )
+    codec = ActionCodec(4)
+    assert codec.encode(ActionKind.QUATRO) in seen["cover:beat=false"]
+    assert len(seen["cover:beat=false"] & set(codec.ranges[ActionKind.SHOW_EMOJI])) > 10
 
 
 def test_the_batched_shout_calls_on_its_sign_through_whole_rounds():
@@ -134,6 +174,19 @@ def test_a_bots_state_written_before_the_cover_row_still_loads():
     assert all(torch.equal(v, other.state_dict()[k]) for k, v in state.items())
 
 
+def test_a_bots_state_written_before_the_split_cover_row_still_loads():
+    """A checkpoint whose cover memory has the four columns of the default cover's row loads: the split's
+    two columns start as at a match start (no split seen yet)."""
+    bots = BatchedBots(4, 2)
+    bots.reset_rows(np.arange(2), BatchedBots.kind_ids(["cover", "honest"]))
+    state = bots.state_dict()
+    old = {**state, "cover": state["cover"][:, :4].clone()}
+    other = BatchedBots(4, 2)
+    other.cover[:] = 7
+    other.load_state_dict(old)
+    assert all(torch.equal(v, other.state_dict()[k]) for k, v in state.items())
+
+
 def test_unknown_bot_name_is_refused():
     with pytest.raises(ValueError, match="no batched version"):
         BatchedBots.kind_ids(["honest", "oracle"])
@@ -156,7 +209,10 @@ def test_state_round_trips_and_refuses_wrong_shapes():
         (lambda s: s.update(_fields=torch.zeros(3, dtype=torch.int64)), r"unknown \['_fields'\]"),
         (lambda s: s.update(params=torch.zeros(5)), r"unknown \['params'\]"),
         (lambda s: s.pop("known"), r"missing \['known'\]"),
-        (lambda s: s["kinds"].__setitem__(0, 99), r"bots.kinds: bot ids lie in \[-1, 10\], got .*99"),
+        (
+            lambda s: s["kinds"].__setitem__(0, 99),
+            rf"bots.kinds: bot ids lie in \[-1, {len(KINDS) - 1}\], got .*99",
+        ),
         (lambda s: s.update(erratic=s["erratic"].numpy()), r"bots.erratic: a tensor, got ndarray"),
         (lambda s: s.update(order=s["order"][:1]), r"bots.order: expected int64\[3, 5\]"),
     ],

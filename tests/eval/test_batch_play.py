@@ -69,8 +69,8 @@ def test_the_same_seed_gives_the_same_matches_and_another_seed_others():
     ("kwargs", "message"),
     [
         (
-            {"policies": ["cover:split=true", "honest"], "matches": 4},
-            "no batched version of \\['cover:split=true'\\]",
+            {"policies": ["cover:partner_delay=4", "honest"], "matches": 4},
+            "no batched version of \\['cover:partner_delay=4'\\]",
         ),
         ({"policies": ["honest", "decoy"], "matches": 0}, "matches: a whole number >= 1"),
         ({"policies": ["honest", "decoy"], "matches": True}, "matches: a whole number >= 1"),
