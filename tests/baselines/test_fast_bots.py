@@ -122,30 +122,21 @@ def test_the_batched_cover_keeps_its_code_through_whole_rounds():
     assert len(seen["cover"] & set(show)) > 10 and len(seen["cover"] & set(exchanges)) > 8
 
 
-def test_the_batched_split_cover_keeps_its_halves_through_whole_rounds():
-    """The split cover's row (the halves keyed by the team sign, the neutral swaps ranked by the values
-    each seat has been taking) takes the numpy bot's decisions where quartets form and calls are made."""
+@pytest.mark.parametrize(
+    ("variant", "seed", "kind", "at_least"),
+    [("cover:split=true", 19, "EXCHANGE", 8), ("cover:beat=false", 23, "SHOW_EMOJI", 10)],
+)
+def test_the_batched_cover_options_call_on_their_sign_through_whole_rounds(variant, seed, kind, at_least):
+    """The rows of the cover's options take the numpy bot's decisions where quartets form and the partner
+    calls «Quatro» on the sign: the split cover (halves keyed by the team sign, neutral swaps ranked by
+    the values each seat has been taking) and the channel-only cover (``beat=false``: exchanges whenever
+    it collects, the sign at the holder's next pulse), each pair against two counters."""
     from quatro_env.quatro.actions import ActionCodec, ActionKind
 
-    seen = play_and_compare(
-        4, ["cover:split=true", "counter"], tables=8, ticks=1200, seed=19, round_seconds=40
-    )
+    seen = play_and_compare(4, [variant, "counter"], tables=8, ticks=1200, seed=seed, round_seconds=40)
     codec = ActionCodec(4)
-    assert codec.encode(ActionKind.QUATRO) in seen["cover:split=true"]
-    assert len(seen["cover:split=true"] & set(codec.ranges[ActionKind.EXCHANGE])) > 8
-
-
-def test_the_batched_channel_cover_calls_on_its_sign_through_whole_rounds():
-    """The channel-only cover's row (``beat=false``): exchanges whenever it collects, cover emojis, the
-    sign at the holder's next pulse and the partner's «Quatro» on it."""
-    from quatro_env.quatro.actions import ActionCodec, ActionKind
-
-    seen = play_and_compare(
-        4, ["cover:beat=false", "counter"], tables=8, ticks=1200, seed=23, round_seconds=40
-    )
-    codec = ActionCodec(4)
-    assert codec.encode(ActionKind.QUATRO) in seen["cover:beat=false"]
-    assert len(seen["cover:beat=false"] & set(codec.ranges[ActionKind.SHOW_EMOJI])) > 10
+    assert codec.encode(ActionKind.QUATRO) in seen[variant]
+    assert len(seen[variant] & set(codec.ranges[ActionKind[kind]])) > at_least
 
 
 def test_the_batched_shout_calls_on_its_sign_through_whole_rounds():
