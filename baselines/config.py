@@ -203,6 +203,12 @@ class TrainConfig(BaseModel):
     eval_every: int = Field(0, ge=0, description="updates between harness evaluations; 0 = never")
     eval_matches: PositiveInt = 20
     eval_bots: tuple[str, ...] = ("random", "honest")
+    eval_batched: bool = Field(
+        False,
+        description="play the evaluations' matches all at once on the batched engine (batched bots and "
+        "PPO checkpoints only) instead of the harness: the same win rates and points per round, in a "
+        "fraction of the time (off by default, so a recorded eval.csv replays on the harness's stream)",
+    )
 
     @field_validator("env")
     @classmethod
@@ -257,6 +263,13 @@ class TrainConfig(BaseModel):
             raise ValueError("secrecy_partner_coef: needs secrecy_coef > 0 (the gap has two readers)")
         if self.secrecy_partner_pay != "tick" and not self.secrecy_partner_coef:
             raise ValueError("secrecy_partner_pay: 'call' needs secrecy_partner_coef > 0 (nothing to pay)")
+        if self.eval_batched:
+            from quatro_env.eval.batch_play import checkpoint_paths
+
+            try:
+                checkpoint_paths(self.eval_bots)
+            except ValueError as exc:
+                raise ValueError(f"eval_bots: with eval_batched, {exc}") from None
         steps = [s.until_agent_steps for s in self.curriculum]
         if steps != sorted(steps):
             raise ValueError("curriculum: stages must be sorted by until_agent_steps")

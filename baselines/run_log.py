@@ -108,23 +108,30 @@ def log_row(run_dir: Path, row: dict[str, float], writer, prefix: str = "train")
 
 
 def evaluate_policy(policy_path: Path, cfg: TrainConfig, num_players: int, seed: int) -> dict[str, float]:
-    """The policy file against each of ``cfg.eval_bots`` through the harness, on the game's own rules
-    and rewards (no shaping, no curriculum): win rate and points per round of the policy's team."""
+    """The policy file against each of ``cfg.eval_bots`` through the harness (or, ``eval_batched``, every
+    match at once on the batched engine), on the game's own rules and rewards (no shaping, no
+    curriculum): win rate and points per round of the policy's team."""
+    from quatro_env.eval.batch_play import play_lineup
     from quatro_env.eval.harness import evaluate
 
     row: dict[str, float] = {}
     env = cfg.env_config(evaluation=True).model_dump()
     for bot in cfg.eval_bots:
-        report = evaluate(
-            [str(policy_path)] + [bot] * (num_players // 2 - 1),
-            matches=cfg.eval_matches,
-            config=env,
-            seed=seed,
-            probe_matches=0,
-            workers=1,
-            progress=False,
-        )
-        team = report["lineups"][0]["teams"][0]
+        lineup = [f"checkpoint:{policy_path}" if cfg.eval_batched else str(policy_path)]
+        lineup += [bot] * (num_players // 2 - 1)
+        if cfg.eval_batched:
+            team = play_lineup(lineup, matches=cfg.eval_matches, config=env, seed=seed)["teams"][0]
+        else:
+            report = evaluate(
+                lineup,
+                matches=cfg.eval_matches,
+                config=env,
+                seed=seed,
+                probe_matches=0,
+                workers=1,
+                progress=False,
+            )
+            team = report["lineups"][0]["teams"][0]
         row[f"win_rate_vs_{bot}"] = team["win_rate"]
         row[f"points_per_round_vs_{bot}"] = team["points_per_round"] or 0.0
     return row

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,24 +56,28 @@ def play_lineup(
     ``k``, one per team); the report of ``quatro-eval --batched``.
 
     Returns ``wins`` (per slot, matches it won, shared wins included), ``teams`` (per slot: its win rate
-    and Wilson interval, under the harness's keys), ``draws``, ``draw_rate``, ``matches``, ``ticks``
-    (the longest match), ``agent_steps`` (seat-ticks played, finished tables included), the config and
-    ``wall_seconds``. Outcomes only: no per-tick metric.
+    and Wilson interval, its points and points per round, under the harness's keys), ``draws``,
+    ``draw_rate``, ``matches``, ``ticks`` (the longest match), ``agent_steps`` (seat-ticks played,
+    finished tables included), the config and ``wall_seconds``. Outcomes only: no per-tick metric.
     """
     start = time.perf_counter()
     cfg = make_config(config, episode="match", max_rounds=max_rounds)
-    won, ticks = _play(policies, matches, cfg, seed)
+    played = _play(policies, matches, cfg, seed)
+    won, ticks = played.won, played.ticks
     wins = [int(w) for w in won.sum(0)]
     draws = int((~won.any(1)).sum())
     teams = []
-    for policy, w in zip(policies, wins, strict=True):
+    for k, (policy, w) in enumerate(zip(policies, wins, strict=True)):
         lo, hi = wilson_interval(w, matches)
+        points, team_rounds = int(played.points[:, k].sum()), int(played.team_rounds[:, k].sum())
         teams.append(
             {
                 "policy": policy,
                 "wins": w,
                 "win_rate": round(w / matches, 4),
                 "win_ci95": [round(lo, 4), round(hi, 4)],
+                "points": points,
+                "points_per_round": round(points / team_rounds, 4) if team_rounds else None,
             }
         )
     return {
@@ -115,11 +120,13 @@ class CheckpointSeats:
         self.h[:, np.isin(self.rows, rows)] = 0.0
 
 
-def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
-    """The bots' kind per seat row (:data:`NO_BOT` where a checkpoint plays) and one
-    :class:`CheckpointSeats` per checkpoint of the line-up."""
-    checkpoints, path, unknown = [p for p in dict.fromkeys(policies) if p not in KINDS], {}, []
-    for p in checkpoints:
+def checkpoint_paths(policies: Sequence[str]) -> dict[str, str]:
+    """The file of each checkpoint among ``policies`` (the rest are batched bots); a name that is
+    neither is refused, before any match is played."""
+    path, unknown = {}, []
+    for p in dict.fromkeys(policies):
+        if p in KINDS:
+            continue
         try:  # a shipped name or a file; quatro-eval spells a file checkpoint:PATH
             path[p] = str(resolve_checkpoint(p.removeprefix("checkpoint:")))
         except ValueError:
@@ -129,6 +136,14 @@ def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
             f"policies: no batched version of {unknown} and no PPO checkpoint of that name; "
             f"batched bots: {list(KINDS)}"
         )
+    return path
+
+
+def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
+    """The bots' kind per seat row (:data:`NO_BOT` where a checkpoint plays) and one
+    :class:`CheckpointSeats` per checkpoint of the line-up."""
+    path = checkpoint_paths(policies)
+    checkpoints = list(path)
     bot_slots = [k for k, p in enumerate(policies) if p in KINDS]
     slot_kind = np.full(len(policies), NO_BOT, np.int64)
     slot_kind[bot_slots] = BatchedBots.kind_ids([policies[k] for k in bot_slots])
@@ -141,8 +156,18 @@ def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
     return kinds, seats
 
 
-def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -> tuple[np.ndarray, int]:
-    """``[matches, slots]`` bool: slot k won match m; and the ticks played."""
+@dataclass
+class Played:
+    """What :func:`_play` keeps of each match, per slot (a slot's teams added up, as the harness does)."""
+
+    won: np.ndarray  # [matches, slots] bool: a team of slot k won match m (shared wins included)
+    points: np.ndarray  # [matches, slots]: the points its teams scored (Q24)
+    team_rounds: np.ndarray  # [matches, slots]: rounds completed, once per team of the slot
+    ticks: int  # the longest match's ticks
+
+
+def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -> Played:
+    """Play the matches, every one at once, each table's first match only."""
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise ValueError(f"matches: a whole number >= 1, got {matches!r}")
     n, teams = cfg.num_players, cfg.num_players // 2
@@ -155,6 +180,8 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
     rng = np.random.default_rng([seed, DRAW_STREAM])
     result = engine.reset(seed)
     won = np.zeros((matches, teams), bool)
+    points = np.zeros((matches, teams), np.int64)
+    rounds = np.zeros(matches, np.int64)
     over = np.zeros(matches, bool)
     ticks = 0
     while not over.all():
@@ -174,15 +201,19 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
             scores = result.info["final_scores"].numpy()[first]
             ended = result.terminations.numpy()[first]  # a truncation (max_rounds) has no winner
             won[first] = (scores == scores.max(1, keepdims=True)) & ended[:, None]
+            points[first] = scores
+            rounds[first] = result.info["final_rounds"].numpy()[first]
             over |= done
             rows = (np.flatnonzero(done)[:, None] * n + np.arange(n)).reshape(-1)
             bots.reset_rows(rows, kinds[rows])
             for seats in checkpoints:
                 seats.forget(rows)
-    by_slot = np.zeros((matches, len(policies)), bool)
+    per_slot = [np.zeros((matches, len(policies)), np.int64) for _ in range(3)]
     for t in range(teams):
-        by_slot[np.arange(matches), slot_of[:, t]] |= won[:, t]
-    return by_slot, ticks
+        for total, team in zip(per_slot, (won[:, t], points[:, t], rounds), strict=True):
+            np.add.at(total, (np.arange(matches), slot_of[:, t]), team)
+    by_slot_won, by_slot_points, by_slot_rounds = per_slot
+    return Played(by_slot_won > 0, by_slot_points, by_slot_rounds, ticks)
 
 
 def batch_cross_play(
@@ -209,8 +240,8 @@ def batch_cross_play(
     for i in range(k):
         for j in range(i + 1, k):
             lineup = [policies[i] if t % 2 == 0 else policies[j] for t in range(teams)]
-            won, ticks = _play(lineup, matches, cfg, seed)
-            steps += ticks * matches * cfg.num_players
+            played = _play(lineup, matches, cfg, seed)
+            won, steps = played.won, steps + played.ticks * matches * cfg.num_players
             for side, other in ((i, j), (j, i)):
                 slots = [s for s, name in enumerate(lineup) if name == policies[side]]
                 wins = int(won[:, slots].any(1).sum())  # several teams: any of the policy's teams won

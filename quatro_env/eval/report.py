@@ -98,7 +98,7 @@ def win_rate_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
 
 
 def _batch_lines(report: dict[str, Any]) -> list[str]:
-    """A batch report (``quatro-eval --batched``): outcomes only, so win and draw rates alone."""
+    """A batch report (``quatro-eval --batched``): outcomes only, so win and draw rates and points."""
     seconds = report["wall_seconds"]
     lines = [
         f"Batched: every match at once on the batched engine, outcomes only (no call, signal or secrecy "
@@ -107,9 +107,10 @@ def _batch_lines(report: dict[str, Any]) -> list[str]:
     ]
     if report["kind"] == "batch_cross_play":
         return lines + win_rate_lines(report["policies"], report["cross_play"])
-    lines += ["| slot: policy | win rate [95% CI] | wins |", "|---|---|---|"]
+    lines += ["| slot: policy | win rate [95% CI] | wins | points/round |", "|---|---|---|---|"]
     for k, t in enumerate(report["teams"]):
-        lines.append(f"| {k}: {t['policy']} | {_ci(t['win_rate'], t['win_ci95'])} | {t['wins']} |")
+        ci, ppr = _ci(t["win_rate"], t["win_ci95"]), _f(t.get("points_per_round"))  # absent before
+        lines.append(f"| {k}: {t['policy']} | {ci} | {t['wins']} | {ppr} |")
     return lines + ["", f"Draws: {report['draws']} ({_f(report['draw_rate'])})."]
 
 

@@ -108,6 +108,7 @@ def test_shipped_ppo_4p_was_trained_by_its_config_in_the_repo():
         "secrecy_partner_coef": 0.0,
         "secrecy_partner_pay": "tick",
         "processes": 1,
+        "eval_batched": False,
     }
     current = cfg.model_dump(mode="json")
     assert {k: current[k] for k in added_since} == added_since

@@ -153,6 +153,46 @@ def test_periodic_evaluation_goes_through_the_harness(tmp_path):
     assert len(rows) == 2
 
 
+def test_periodic_evaluation_on_the_batched_engine_writes_the_same_columns(tmp_path, monkeypatch):
+    """``eval_batched``: the same eval.csv columns, played by ``batch_play.play_lineup`` with the policy
+    file on slot 0 (as a checkpoint) and the bot on the other team, on the harness's seed."""
+    from quatro_env.eval import batch_play, harness
+
+    seen = []
+    real = batch_play.play_lineup
+
+    def recording(policies, **kwargs):
+        seen.append((list(policies), kwargs["matches"], kwargs["seed"]))
+        return real(policies, **kwargs)
+
+    monkeypatch.setattr(batch_play, "play_lineup", recording)
+    monkeypatch.setattr(harness, "evaluate", lambda *a, **k: pytest.fail("the harness was asked"))
+    overrides = ["eval_every=2", "eval_matches=6", "eval_bots=[random, honest]", "eval_batched=true"]
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", *overrides])
+    PPOTrainer(cfg).train(updates=2)
+    rows = (tmp_path / "smoke" / "eval.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    assert {"win_rate_vs_random", "points_per_round_vs_random", "win_rate_vs_honest"} <= set(header)
+    assert len(rows) == 2
+    assert [(p[1], m) for p, m, _ in seen] == [("random", 6), ("honest", 6)]
+    assert all(p[0].startswith("checkpoint:") and p[0].endswith(".pt") for p, _, _ in seen)
+
+
+@pytest.mark.parametrize("kind", ["bot option", "torchscript"])
+def test_a_batched_evaluation_refuses_what_it_cannot_play_when_the_config_is_read(kind, tmp_path):
+    """A bot option without a compiled row, or a TorchScript file, is refused by name at once, not at
+    the first evaluation hours into a run; the harness plays both, so without eval_batched they pass."""
+    script = tmp_path / "policy.ts"
+    script.write_bytes(b"")
+    other = "cover:partner_delay=4" if kind == "bot option" else f"torchscript:{script}"
+    bots = ["honest", other]
+    with pytest.raises(
+        ValueError, match=r"eval_bots: with eval_batched, .*no batched version of \['" + other
+    ):
+        TrainConfig(eval_bots=bots, eval_batched=True)
+    assert TrainConfig(eval_bots=bots).eval_bots == tuple(bots)
+
+
 def test_partner_bot_and_opponent_bots_are_chosen_apart(tmp_path):
     """bot_partner: the learner's partner is that bot, the opponents are drawn from bot_opponents."""
     overrides = ["pool_prob=0", "bot_prob=1", "partner_bot_prob=1", "bot_opponents=[collector]"]

@@ -178,3 +178,21 @@ def test_quatro_eval_batched_cross_play_and_what_it_refuses(capsys, tmp_path):
     assert not (tmp_path / "replays").exists()  # refused before any folder is made
     assert cli.main(["honest+decoy", "counter", "--batched"]) == 2
     assert "no batched version of ['honest+decoy']" in capsys.readouterr().err
+
+
+def test_points_per_round_count_each_slots_points_over_its_rounds():
+    """The harness's points per round (a team's points over the rounds it played), per slot: a team
+    that never calls scores nothing against one that never accuses, and a match won on points has its
+    winner at the target."""
+    from quatro_env.eval.batch_play import _play
+    from quatro_env.eval.harness import make_config
+
+    out = play_lineup(["honest", "idle"], matches=12, config=SHORT, seed=5)
+    honest, idle = out["teams"]
+    assert idle["points"] == 0 and idle["points_per_round"] == 0.0
+    assert honest["points"] > 0 and 0 < honest["points_per_round"] <= 1.0
+    cfg = make_config(SHORT, episode="match", max_rounds=20)
+    played = _play(["honest", "counter"], 12, cfg, 5)
+    rounds = played.team_rounds.sum(1)
+    assert (rounds > 0).all() and (played.points.sum(1) <= rounds).all()  # at most a point a round
+    assert (played.points[played.won] >= cfg.points_to_win).all()
