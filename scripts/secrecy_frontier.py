@@ -30,7 +30,10 @@ from quatro_env.quatro import QuatroConfig
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
 #: the order is the order of measurement: the references of the scale and ppo_4p first
 FIRST = ("honest", "cover", "shout", "ppo_4p", "counter", "ppo_4p_secrecy_cost", "decoy", "eavesdropper")
-BOTS = ("honest", "cover", "cover:beat=false", "shout", "counter", "decoy", "eavesdropper", "collector")
+BOTS = (
+    *("honest", "cover", "cover:beat=false", "cover:split=true", "shout"),
+    *("counter", "decoy", "eavesdropper", "collector"),
+)
 #: the ladder's other rungs, measured last: they seldom or never hold a quartet (no decoder row then)
 LADDER_REST = ("random", "random_caller", "listener")
 
