@@ -1,10 +1,11 @@
-"""The scripted ladder at batch scale: every match of a line-up at once, outcomes only (issue 17, item 3).
+"""The ladder at batch scale: every match of a line-up at once, outcomes and calls (issue 17, item 3).
 
 The harness (:mod:`quatro_env.eval.runner`) plays one match at a time with the numpy bots and records
 every tick for its metrics. This plays all the matches of a line-up at once, one table each on
 :class:`~quatro_env.batched.BatchedQuatroEngine`, every seat a row of
 :class:`~quatro_env.bots.batched.BatchedBots` (the numpy bots' rules and decisions,
-``tests/baselines/test_fast_bots.py``), and keeps only each match's outcome. So ten times the matches
+``tests/baselines/test_fast_bots.py``), and keeps each match's outcome, points and the calls that
+ended its rounds (read from what the tables show: ``readers.ending_calls``). So ten times the matches
 (intervals a third as wide) cost about what the harness's table costs (``docs/evaluation.md``, "The
 ladder at batch scale").
 
@@ -38,8 +39,10 @@ from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, NO_BOT, BatchedBots
 from quatro_env.common.stats import wilson_interval
 from quatro_env.eval.harness import config_dict, make_config
+from quatro_env.eval.readers import ending_calls
 from quatro_env.eval.runner import slots_of_match
 from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.encoding import CALL_KINDS
 
 DRAW_STREAM = 0xBA7C
 
@@ -56,9 +59,10 @@ def play_lineup(
     ``k``, one per team); the report of ``quatro-eval --batched``.
 
     Returns ``wins`` (per slot, matches it won, shared wins included), ``teams`` (per slot: its win rate
-    and Wilson interval, its points and points per round, under the harness's keys), ``draws``,
-    ``draw_rate``, ``matches``, ``ticks`` (the longest match), ``agent_steps`` (seat-ticks played,
-    finished tables included), the config and ``wall_seconds``. Outcomes only: no per-tick metric.
+    and Wilson interval, its points, points per round and calls with their precision, under the
+    harness's keys), ``draws``, ``draw_rate``, ``matches``, ``ticks`` (the longest match),
+    ``agent_steps`` (seat-ticks played, finished tables included), the config and ``wall_seconds``.
+    No per-tick metric (signalling, listening, time to a right call, secrecy): those need the harness.
     """
     start = time.perf_counter()
     cfg = make_config(config, episode="match", max_rounds=max_rounds)
@@ -70,6 +74,7 @@ def play_lineup(
     for k, (policy, w) in enumerate(zip(policies, wins, strict=True)):
         lo, hi = wilson_interval(w, matches)
         points, team_rounds = int(played.points[:, k].sum()), int(played.team_rounds[:, k].sum())
+        quatro, quatro_right, contra, contra_right = (int(c) for c in played.calls[:, k].sum(0))
         teams.append(
             {
                 "policy": policy,
@@ -78,6 +83,10 @@ def play_lineup(
                 "win_ci95": [round(lo, 4), round(hi, 4)],
                 "points": points,
                 "points_per_round": round(points / team_rounds, 4) if team_rounds else None,
+                "quatro_calls": quatro,
+                "quatro_precision": round(quatro_right / quatro, 4) if quatro else None,
+                "contra_calls": contra,
+                "contra_precision": round(contra_right / contra, 4) if contra else None,
             }
         )
     return {
@@ -163,6 +172,7 @@ class Played:
     won: np.ndarray  # [matches, slots] bool: a team of slot k won match m (shared wins included)
     points: np.ndarray  # [matches, slots]: the points its teams scored (Q24)
     team_rounds: np.ndarray  # [matches, slots]: rounds completed, once per team of the slot
+    calls: np.ndarray  # [matches, slots, 4]: «Quatro» calls made, right, «Contra» calls made, right
     ticks: int  # the longest match's ticks
 
 
@@ -176,12 +186,13 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
     bots = BatchedBots(n, matches * n)
     bots.reset_rows(np.arange(matches * n), kinds)
     bot_rows = bots.active_rows()
-    engine = BatchedQuatroEngine(matches, config=cfg, seed=seed)
+    engine = BatchedQuatroEngine(matches, config=cfg, seed=seed, keep_final=True)  # a match's last call
     rng = np.random.default_rng([seed, DRAW_STREAM])
     result = engine.reset(seed)
     won = np.zeros((matches, teams), bool)
     points = np.zeros((matches, teams), np.int64)
     rounds = np.zeros(matches, np.int64)
+    calls = np.zeros((matches, teams, 4), np.int64)  # the harness's columns (eval.metrics)
     over = np.zeros(matches, bool)
     ticks = 0
     while not over.all():
@@ -196,6 +207,7 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
         result = engine.step(actions.view(matches, n))
         ticks += 1
         done = result.info["done"].numpy()
+        _count_calls(engine, result, ~over, calls)
         if done.any():  # a finished table starts another match at once: only its first one counts
             first = done & ~over
             scores = result.info["final_scores"].numpy()[first]
@@ -208,12 +220,27 @@ def _play(policies: Sequence[str], matches: int, cfg: QuatroConfig, seed: int) -
             bots.reset_rows(rows, kinds[rows])
             for seats in checkpoints:
                 seats.forget(rows)
-    per_slot = [np.zeros((matches, len(policies)), np.int64) for _ in range(3)]
+    per_slot = [np.zeros((matches, len(policies), *shape), np.int64) for shape in ((), (), (), (4,))]
     for t in range(teams):
-        for total, team in zip(per_slot, (won[:, t], points[:, t], rounds), strict=True):
+        for total, team in zip(per_slot, (won[:, t], points[:, t], rounds, calls[:, t]), strict=True):
             np.add.at(total, (np.arange(matches), slot_of[:, t]), team)
-    by_slot_won, by_slot_points, by_slot_rounds = per_slot
-    return Played(by_slot_won > 0, by_slot_points, by_slot_rounds, ticks)
+    by_slot_won, by_slot_points, by_slot_rounds, by_slot_calls = per_slot
+    return Played(by_slot_won > 0, by_slot_points, by_slot_rounds, by_slot_calls, ticks)
+
+
+def _count_calls(engine: BatchedQuatroEngine, result, counted: np.ndarray, calls: np.ndarray) -> None:
+    """Add the calls that ended a round this tick on the ``counted`` tables to ``calls`` [tables, teams,
+    4], read from seat 0's view after the tick (a finished table's final view: its reset one has none)."""
+    ended = engine.round_ended.numpy() & counted
+    if not ended.any():
+        return
+    views = result.info.get("final_observation", result.observations)[ended, 0].numpy()
+    kind, caller, right = ending_calls(views, engine.n)  # seat 0's frame: seats and teams as they are
+    rows, team = np.flatnonzero(ended), caller % (engine.n // 2)
+    for column, call in ((0, CALL_KINDS["quatro"]), (2, CALL_KINDS["contra"])):
+        mine = kind == call
+        np.add.at(calls, (rows[mine], team[mine], column), 1)
+        np.add.at(calls, (rows[mine], team[mine], column + 1), right[mine])
 
 
 def batch_cross_play(

@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _needed_modules(args: argparse.Namespace) -> list[str]:
     """What this run will import: checked before the first match, so a missing extra costs nothing."""
     if args.batched:
-        return ["torch"]  # the batched engine; outcomes only, no metrics, probes or plots
+        return ["torch"]  # the batched engine; outcomes and calls, no per-tick metric, probes or plots
     needed = ["sklearn"]  # communication metrics and secrecy probes
     if not args.no_progress:
         needed.append("tqdm")
@@ -222,7 +222,7 @@ def _batched_problem(args: argparse.Namespace) -> str | None:
     """Why ``--batched`` cannot run these arguments (before any folder is made or match played)."""
     for flag, attr in _NOT_BATCHED:
         if getattr(args, attr) not in (None, False):
-            return f"--batched keeps outcomes only; it cannot take {flag}"
+            return f"--batched keeps no per-tick record; it cannot take {flag}"
     return None if args.cross_play else _lineup_problem(args)
 
 
@@ -238,7 +238,7 @@ def _lineup_problem(args: argparse.Namespace) -> str | None:
 
 
 def _batched(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    """``--batched``: one line-up or every pair, outcomes only (:mod:`quatro_env.eval.batch_play`)."""
+    """``--batched``: one line-up or every pair, outcomes and calls (:mod:`quatro_env.eval.batch_play`)."""
     from quatro_env.eval.batch_play import batch_cross_play, play_lineup
 
     play = batch_cross_play if args.cross_play else play_lineup
@@ -249,7 +249,7 @@ def _batched(args: argparse.Namespace, config: dict[str, Any]) -> int:
     except ValueError as err:
         print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2
-    return _write(report, args.out, plots=False)  # outcomes only: nothing to plot
+    return _write(report, args.out, plots=False)  # no per-tick metric: nothing to plot
 
 
 if __name__ == "__main__":

@@ -116,3 +116,21 @@ def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.n
         at = enc.offsets[f"seat[{r}].pulse_emoji"]
         out[:, r] = (eve[:, at : at + NUM_EMOJIS].astype(np.int32) * sign).sum(axis=1) > 0
     return out
+
+
+def ending_calls(obs: np.ndarray, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The call that ended the round, read from observations made just after it (the ``last_call``
+    block of the table, the caller's seat flag and the teams that scored: public, Q25). Per row:
+    the kind (``encoding.CALL_KINDS``: 0 «Quatro», 1 «Contra», 2 blank round; -1: no call shown),
+    the caller's seat in the observer's frame (-1: none) and whether the caller's team scored (the
+    call was right). Why: the batched matches (``batch_play``) count calls as the harness does, from
+    what the tables show, without a record of the engine's events."""
+    off, t = ObservationEncoder(num_players).offsets, num_players // 2
+    obs = np.asarray(obs)
+    shown = obs[:, off["table.last_call"] : off["table.last_call"] + 3].astype(bool)
+    kind = np.where(shown.any(1), shown.argmax(1), -1)
+    callers = np.stack([obs[:, off[f"seat[{r}].caller"]] for r in range(num_players)], axis=1).astype(bool)
+    caller = np.where(callers.any(1), callers.argmax(1), -1)
+    scored = np.stack([obs[:, off[f"team[{k}].scored"]] for k in range(t)], axis=1).astype(bool)
+    right = (caller >= 0) & scored[np.arange(len(obs)), np.maximum(caller, 0) % t]
+    return kind, caller, right

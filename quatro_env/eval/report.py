@@ -98,19 +98,32 @@ def win_rate_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
 
 
 def _batch_lines(report: dict[str, Any]) -> list[str]:
-    """A batch report (``quatro-eval --batched``): outcomes only, so win and draw rates and points."""
+    """A batch report (``quatro-eval --batched``): win and draw rates, points, calls; no per-tick metric."""
     seconds = report["wall_seconds"]
     lines = [
-        f"Batched: every match at once on the batched engine, outcomes only (no call, signal or secrecy "
-        f"metrics); {seconds:.1f} s wall, {report['agent_steps'] / max(seconds, 1e-9):,.0f} agent-steps/s.",
+        f"Batched: every match at once on the batched engine, outcomes and calls only (no signalling, "
+        f"listening or secrecy metrics); {seconds:.1f} s wall, "
+        f"{report['agent_steps'] / max(seconds, 1e-9):,.0f} agent-steps/s.",
         "",
     ]
     if report["kind"] == "batch_cross_play":
         return lines + win_rate_lines(report["policies"], report["cross_play"])
-    lines += ["| slot: policy | win rate [95% CI] | wins | points/round |", "|---|---|---|---|"]
+    lines += [
+        "| slot: policy | win rate [95% CI] | wins | points/round | «Quatro» precision (calls) "
+        "| «Contra» precision (calls) |",
+        "|---|---|---|---|---|---|",
+    ]
     for k, t in enumerate(report["teams"]):
-        ci, ppr = _ci(t["win_rate"], t["win_ci95"]), _f(t.get("points_per_round"))  # absent before
-        lines.append(f"| {k}: {t['policy']} | {ci} | {t['wins']} | {ppr} |")
+        cells = [f"{k}: {t['policy']}", _ci(t["win_rate"], t["win_ci95"]), str(t["wins"])]
+        if "quatro_calls" in t:  # a batch report of the thirty-fourth session has outcomes alone
+            cells += [
+                _f(t["points_per_round"]),
+                f"{_f(t['quatro_precision'])} ({t['quatro_calls']})",
+                f"{_f(t['contra_precision'])} ({t['contra_calls']})",
+            ]
+        else:
+            cells += ["—", "—", "—"]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines + ["", f"Draws: {report['draws']} ({_f(report['draw_rate'])})."]
 
 

@@ -154,7 +154,7 @@ def test_quatro_eval_batched_reports_the_line_ups_outcomes(tmp_path, capsys):
     assert report["draws"] == direct["draws"] and report["config"]["max_rounds"] == 10
     assert report["teams"][1]["win_rate"] == round(direct["wins"][1] / 30, 4)
     out = capsys.readouterr().out
-    assert "| 1: counter |" in out and "outcomes only" in out
+    assert "| 1: counter |" in out and "outcomes and calls only" in out
 
 
 def test_quatro_eval_batched_cross_play_and_what_it_refuses(capsys, tmp_path):
@@ -196,3 +196,20 @@ def test_points_per_round_count_each_slots_points_over_its_rounds():
     rounds = played.team_rounds.sum(1)
     assert (rounds > 0).all() and (played.points.sum(1) <= rounds).all()  # at most a point a round
     assert (played.points[played.won] >= cfg.points_to_win).all()
+
+
+@pytest.mark.parametrize("lineup", [["honest", "counter"], ["random_caller", "decoy"]])
+def test_every_point_is_a_counted_call_right_or_an_opponents_call_wrong(lineup):
+    """At 4 players a call scores one point: the caller's team's if right, the other team's if wrong
+    (Q18, Q19). So each match's score of a team equals its right calls plus the other team's wrong ones:
+    the calls read back from the tables (``readers.ending_calls``) account for every point, match by
+    match, the match-ending call included."""
+    from quatro_env.eval.batch_play import _play
+    from quatro_env.eval.harness import make_config
+
+    played = _play(lineup, 40, make_config(SHORT, episode="match", max_rounds=20), 9)
+    calls = played.calls  # [matches, slots, (quatro, right, contra, right)]
+    right = calls[..., 1] + calls[..., 3]
+    wrong = calls[..., 0] + calls[..., 2] - right
+    assert (played.points == right + wrong[:, ::-1]).all()
+    assert calls[..., 0].sum() and calls[..., 2].sum() and wrong.sum() and right.sum()
