@@ -8,15 +8,16 @@ Examples::
     quatro-eval ppo_4p honest+ppo_4p --matches 200            # a mixed team: honest partners ppo_4p
     quatro-eval ppo_4p ppo_4p_signal_seed2 --partners counter  # every ordered pair as partners
     quatro-eval honest decoy points_to_win=3 round_seconds=60   # key=value: any QuatroConfig field
-    quatro-eval ppo_4p counter --batched --matches 5000         # win rates only, every match at once
+    quatro-eval ppo_4p counter --batched --matches 5000         # outcomes and calls, every match at once
 
 A policy is a bot name (``quatro-eval --list``), a bot with parameters (``counter:threshold=0.6``),
 a shipped PPO checkpoint by name (``ppo_4p``), a ``quatro-train`` policy file (``checkpoint:PATH``
 or ``PATH.pt``; read without running code), a TorchScript module you trust (``torchscript:PATH``),
 or a mixed team ``A+B`` (A in the team's lower seat, B its partner). ``--batched`` plays every match at
 once on the batched engine (``quatro_env/eval/batch_play.py``): batched bots and PPO checkpoints only,
-win and draw rates only, in seconds where the harness takes minutes. Bad input is one line on
-stderr naming the argument and what it allows, exit code 2, before any match is played.
+win and draw rates, points and calls (no per-tick metric), in seconds where the harness takes
+minutes. Bad input is one line on stderr naming the argument and what it allows, exit code 2, before any
+match is played.
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--batched",
         action="store_true",
-        help="every match at once on the batched engine: win and draw rates only (no call, signal or "
-        "secrecy metrics); batched bots and PPO checkpoints, one line-up or --cross-play",
+        help="every match at once on the batched engine: win and draw rates, points and calls (no "
+        "signalling, listening or secrecy metrics); batched bots and PPO checkpoints, one line-up or "
+        "--cross-play",
     )
     p.add_argument("--matches", type=int_in(1), default=100, help="matches (per pair with --cross-play)")
     p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
@@ -209,7 +211,7 @@ def _write(report: dict[str, Any], out: Path | None, plots: bool) -> int:
     return 0
 
 
-#: what --batched cannot do: it keeps each match's outcome, nothing per tick
+#: what --batched cannot do: it keeps each match's outcome, points and calls, nothing per tick
 _NOT_BATCHED = (
     ("--partners", "partners"),
     ("--decoders", "decoders"),
