@@ -117,13 +117,13 @@ def evaluate_policy(policy_path: Path, cfg: TrainConfig, num_players: int, seed:
     row: dict[str, float] = {}
     env = cfg.env_config(evaluation=True).model_dump()
     for bot in cfg.eval_bots:
-        lineup = [f"checkpoint:{policy_path}" if cfg.eval_batched else str(policy_path)]
-        lineup += [bot] * (num_players // 2 - 1)
+        opponents = [bot] * (num_players // 2 - 1)
         if cfg.eval_batched:
+            lineup = [f"checkpoint:{policy_path}", *opponents]
             team = play_lineup(lineup, matches=cfg.eval_matches, config=env, seed=seed)["teams"][0]
         else:
             report = evaluate(
-                lineup,
+                [str(policy_path), *opponents],
                 matches=cfg.eval_matches,
                 config=env,
                 seed=seed,

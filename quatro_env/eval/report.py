@@ -114,16 +114,11 @@ def _batch_lines(report: dict[str, Any]) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for k, t in enumerate(report["teams"]):
-        cells = [f"{k}: {t['policy']}", _ci(t["win_rate"], t["win_ci95"]), str(t["wins"])]
-        if "quatro_calls" in t:  # a batch report of the thirty-fourth session has outcomes alone
-            cells += [
-                _f(t["points_per_round"]),
-                f"{_f(t['quatro_precision'])} ({t['quatro_calls']})",
-                f"{_f(t['contra_precision'])} ({t['contra_calls']})",
-            ]
-        else:
-            cells += ["—", "—", "—"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(
+            f"| {k}: {t['policy']} | {_ci(t['win_rate'], t['win_ci95'])} | {t['wins']} "
+            f"| {_f(t['points_per_round'])} | {_f(t['quatro_precision'])} ({t['quatro_calls']}) "
+            f"| {_f(t['contra_precision'])} ({t['contra_calls']}) |"
+        )
     return lines + ["", f"Draws: {report['draws']} ({_f(report['draw_rate'])})."]
 
 
