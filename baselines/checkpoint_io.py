@@ -105,7 +105,7 @@ def safe_torch_load(path: str | Path) -> Any:
     except Exception as exc:  # noqa: BLE001 - a damaged file makes torch's reader raise anything
         # (KeyError from a corrupt pickle memo, RuntimeError from the zip reader, ...): one clear error
         raise ValueError(
-            f"checkpoint {str(path)!r}: not a torch checkpoint file ({_first_line(exc)})"
+            f"checkpoint {str(path)!r}: not a torch checkpoint file ({first_line(exc)})"
         ) from None
 
 
@@ -129,7 +129,8 @@ def save_checkpoint(payload: dict[str, Any], path: str | Path) -> None:
         raise
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """An exception as one line: its type and its message's first line (torch's run on for pages)."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
@@ -140,4 +141,4 @@ def _unsafe_reason(exc: BaseException) -> str:
     lines = [line for line in lines if line]
     boilerplate = ("weights only load failed", "check the documentation")  # torch's advice to unpickle
     specific = [line for line in lines if not line.lower().startswith(boilerplate)]
-    return specific[0] if specific else _first_line(exc)
+    return specific[0] if specific else first_line(exc)

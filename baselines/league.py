@@ -39,15 +39,14 @@ from __future__ import annotations
 
 import csv
 import json
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from baselines.checkpoint_io import check_payload, load_checkpoint, save_checkpoint
+from baselines.interrupts import hold_sigint, ignore_sigint, release_sigint, restore_sigint
 from baselines.league_config import AgentSpec, LeagueConfig, load_league_config
 from baselines.ppo import PPOTrainer
 from baselines.trainer_state import cloned, set_numpy_rng_state
@@ -94,28 +93,6 @@ def outcomes(returns: list[float]) -> list[float]:
         float(sum(r == 0 for r in returns)),
         float(sum(r < 0 for r in returns)),
     ]
-
-
-def _ignore_sigint():
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _can_hold() -> bool:
-    return hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
-
-
-def _hold_sigint() -> None:
-    """Block SIGINT: a Ctrl-C now stays pending (not lost) until :func:`_release_sigint`."""
-    if _can_hold():
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-
-
-def _release_sigint() -> None:
-    """Unblock SIGINT: a Ctrl-C held meanwhile is raised now (KeyboardInterrupt)."""
-    if _can_hold():
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class Interrupted(Exception):
@@ -291,7 +268,7 @@ class League:
             trainer.train(updates=cfg.updates_per_block, command=command)
         finally:
             trainer.pool_record = None
-            _release_sigint()  # a Ctrl-C held by the trainer's save is raised here
+            release_sigint()  # a Ctrl-C held by the trainer's save is raised here
         if trainer.update < target:  # the trainer caught a Ctrl-C and went back to its last update
             raise Interrupted
         record = outcomes(returns)
@@ -359,8 +336,8 @@ class League:
         try:
             self._run_legs(legs, per_leg, names, command)
         except (KeyboardInterrupt, Interrupted):
-            previous = _ignore_sigint()
-            _release_sigint()  # a Ctrl-C held until now is dropped (it asked for this stop)
+            previous = ignore_sigint()
+            release_sigint()  # a Ctrl-C held until now is dropped (it asked for this stop)
             try:
                 print(
                     f"\ninterrupted: back to the last completed block (turn {self.committed['turn']}), "
@@ -369,8 +346,7 @@ class League:
                 )
                 self.save()
             finally:
-                if previous is not None:
-                    signal.signal(signal.SIGINT, previous)
+                restore_sigint(previous)
             return False
         return self.finished()
 
@@ -392,11 +368,11 @@ class League:
 
     def _save_whole(self) -> None:
         """A leg's save is not cut short by a Ctrl-C: it is held, and stops the run right after."""
-        _hold_sigint()
+        hold_sigint()
         try:
             self.save()
         finally:
-            _release_sigint()
+            release_sigint()
 
     def _log(self, row: dict[str, Any]) -> None:
         path = self.dir / "league.csv"

@@ -17,9 +17,7 @@ the learner itself, and bot partners that call on the sign show the learner what
 from __future__ import annotations
 
 import copy
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,8 +25,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.checkpoint_io import TRAINER_FORMAT, save_checkpoint
+from baselines.checkpoint_io import TRAINER_FORMAT, first_line, save_checkpoint
 from baselines.config import TrainConfig
+from baselines.interrupts import ignore_sigint, restore_sigint
 from baselines.networks import build_model
 from baselines.packing import learner_segments
 from baselines.ppo_update import (
@@ -56,23 +55,6 @@ from quatro_env.bots.batched import NO_BOT, BatchedBots
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 
 SELF_PLAY, VS_POOL, VS_BOTS = 0, 1, 2  # who sits with the learner at a table, drawn per episode
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
-
-
-def _ignore_sigint(hold: bool = False):
-    """Ignore SIGINT from now on; return the handler to restore (None off the main thread, where
-    signal handlers cannot be set). ``hold``: block it instead (``pthread_sigmask``), so that a Ctrl-C
-    stays pending for the caller to release (:attr:`PPOTrainer.hold_sigint_while_saving`)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    if hold and hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        return None
-    return signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class PPOTrainer:
@@ -534,7 +516,7 @@ class PPOTrainer:
             self._load_checked_state(state)
         except (RuntimeError, ValueError, KeyError, TypeError) as exc:
             self._load_checked_state(backup)
-            raise ValueError(f"trainer checkpoint: does not fit this trainer ({_first_line(exc)})") from None
+            raise ValueError(f"trainer checkpoint: does not fit this trainer ({first_line(exc)})") from None
 
     def _load_checked_state(self, state: dict[str, Any]) -> None:
         from quatro_env.quatro.config import QuatroConfig
@@ -664,7 +646,7 @@ class PPOTrainer:
         except KeyboardInterrupt:
             # a second Ctrl-C (or a signal sent to both ``timeout`` and its child) must not cut the
             # save short: further SIGINTs are ignored until the checkpoint is written
-            previous_handler, sigint_ignored = _ignore_sigint(self.hold_sigint_while_saving), True
+            previous_handler, sigint_ignored = ignore_sigint(self.hold_sigint_while_saving), True
             print(
                 f"\ninterrupted: back to the last completed update ({committed['update']}), "
                 f"writing {self.run_dir / 'latest.pt'}",
@@ -677,14 +659,13 @@ class PPOTrainer:
             if writer is not None:
                 writer.close()
         if not sigint_ignored:  # a Ctrl-C now would cut the final save short
-            previous_handler, sigint_ignored = _ignore_sigint(self.hold_sigint_while_saving), True
+            previous_handler, sigint_ignored = ignore_sigint(self.hold_sigint_while_saving), True
         try:
             self.save(self.run_dir / "latest.pt", committed)
             if main:
                 self.export_policy(self.run_dir / "policy.pt", command)
         finally:
-            if previous_handler is not None:
-                signal.signal(signal.SIGINT, previous_handler)
+            restore_sigint(previous_handler)
         return self.history
 
     def evaluate(self, command: str = "") -> dict[str, float]:
