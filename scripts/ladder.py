@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from quatro_env.eval import cross_play, to_markdown, write_json  # noqa: E402
 from quatro_env.eval.batch_play import batch_cross_play  # noqa: E402
 from quatro_env.eval.plots import write_plots  # noqa: E402
-from quatro_env.eval.report import win_rate_lines  # noqa: E402
+from quatro_env.eval.report import batch_cross_play_lines  # noqa: E402
 
 BOTS = ["random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter"]
 CONFIG = {"num_players": 4, "points_to_win": 5, "round_seconds": 180.0}  # the rules' values (Q10, Q24)
@@ -170,7 +170,7 @@ def batched_markdown(report: dict) -> str:
         f"{matches:,} matches a pair, {seconds / 60:.1f} min wall in one process, "
         f"{report['agent_steps'] / seconds:,.0f} agent-steps/s.",
         "",
-        *win_rate_lines(report["policies"], report["cross_play"]),
+        *batch_cross_play_lines(report),
         "",
         "Ladder checks (on the 95% intervals):",
         "",

@@ -70,25 +70,10 @@ def play_lineup(
     won, ticks = played.won, played.ticks
     wins = [int(w) for w in won.sum(0)]
     draws = int((~won.any(1)).sum())
-    teams = []
-    for k, (policy, w) in enumerate(zip(policies, wins, strict=True)):
-        lo, hi = wilson_interval(w, matches)
-        points, team_rounds = int(played.points[:, k].sum()), int(played.team_rounds[:, k].sum())
-        quatro, quatro_right, contra, contra_right = (int(c) for c in played.calls[:, k].sum(0))
-        teams.append(
-            {
-                "policy": policy,
-                "wins": w,
-                "win_rate": round(w / matches, 4),
-                "win_ci95": [round(lo, 4), round(hi, 4)],
-                "points": points,
-                "points_per_round": round(points / team_rounds, 4) if team_rounds else None,
-                "quatro_calls": quatro,
-                "quatro_precision": round(quatro_right / quatro, 4) if quatro else None,
-                "contra_calls": contra,
-                "contra_precision": round(contra_right / contra, 4) if contra else None,
-            }
-        )
+    teams = [
+        {"policy": policy, **_slot_summary(w, matches, _slot_totals(played, [k]))}
+        for k, (policy, w) in enumerate(zip(policies, wins, strict=True))
+    ]
     return {
         "kind": "batch_evaluate",
         "policies": list(policies),
@@ -101,6 +86,30 @@ def play_lineup(
         "ticks": ticks,
         "agent_steps": ticks * matches * cfg.num_players,
         "wall_seconds": time.perf_counter() - start,
+    }
+
+
+def _slot_totals(played: Played, slots: Sequence[int]) -> np.ndarray:
+    """These slots' points, team-rounds, «Quatro» calls, right ones, «Contra» calls, right ones."""
+    calls = played.calls[:, slots].sum((0, 1))
+    return np.array([played.points[:, slots].sum(), played.team_rounds[:, slots].sum(), *calls])
+
+
+def _slot_summary(wins: int, matches: int, totals: np.ndarray) -> dict[str, Any]:
+    """A slot's (or a policy's pooled) outcomes under the harness's keys, from :func:`_slot_totals`."""
+    points, team_rounds, quatro, quatro_right, contra, contra_right = (int(x) for x in totals)
+    lo, hi = wilson_interval(wins, matches)
+    return {
+        "wins": wins,
+        "matches": matches,
+        "win_rate": round(wins / matches, 4),
+        "win_ci95": [round(lo, 4), round(hi, 4)],
+        "points": points,
+        "points_per_round": round(points / team_rounds, 4) if team_rounds else None,
+        "quatro_calls": quatro,
+        "quatro_precision": round(quatro_right / quatro, 4) if quatro else None,
+        "contra_calls": contra,
+        "contra_precision": round(contra_right / contra, 4) if contra else None,
     }
 
 
@@ -253,28 +262,38 @@ def batch_cross_play(
 ) -> dict[str, Any]:
     """Every pair of ``policies`` plays ``matches`` matches (as :func:`~quatro_env.eval.cross_play`
     pairs them: A on the even teams, B on the odd ones, seats rotated). Returns the cross-play
-    matrices under the harness's keys (``win_rate``, ``win_ci95``, ``draw_rate``; row against column,
-    None on the diagonal), the config, ``wall_seconds`` and ``agent_steps``."""
+    matrices under the harness's keys (``win_rate``, ``win_ci95``, ``draw_rate``, ``points_per_round``;
+    row against column, None on the diagonal), a ``summary`` per policy pooled over its opponents (as
+    :func:`_slot_summary` writes a slot of :func:`play_lineup`), the config, ``wall_seconds`` and
+    ``agent_steps``."""
     if len(set(policies)) != len(policies) or len(policies) < 2:
         raise ValueError(f"policies: at least two distinct policies, got {list(policies)}")
     cfg = make_config(config, episode="match", max_rounds=max_rounds)
     teams = cfg.num_players // 2
     k = len(policies)
-    win: list[list[float | None]] = [[None] * k for _ in range(k)]
-    ci: list[list[list[float] | None]] = [[None] * k for _ in range(k)]
-    draw: list[list[float | None]] = [[None] * k for _ in range(k)]
+    keys = ("win_rate", "win_ci95", "draw_rate", "points_per_round")
+    matrices: dict[str, list[list[Any]]] = {key: [[None] * k for _ in range(k)] for key in keys}
+    pooled = [np.zeros(8, np.int64) for _ in range(k)]  # wins, matches, then _slot_totals' six columns
     start, steps = time.perf_counter(), 0
     for i in range(k):
         for j in range(i + 1, k):
             lineup = [policies[i] if t % 2 == 0 else policies[j] for t in range(teams)]
             played = _play(lineup, matches, cfg, seed)
-            won, steps = played.won, steps + played.ticks * matches * cfg.num_players
+            steps += played.ticks * matches * cfg.num_players
             for side, other in ((i, j), (j, i)):
                 slots = [s for s, name in enumerate(lineup) if name == policies[side]]
-                wins = int(won[:, slots].any(1).sum())  # several teams: any of the policy's teams won
-                win[side][other] = wins / matches
-                ci[side][other] = list(wilson_interval(wins, matches))
-                draw[side][other] = float((~won.any(1)).mean())
+                wins = int(played.won[:, slots].any(1).sum())  # several teams: any of the policy's teams won
+                totals = _slot_totals(played, slots)
+                points, rounds = int(totals[0]), int(totals[1])
+                matrices["win_rate"][side][other] = wins / matches
+                matrices["win_ci95"][side][other] = list(wilson_interval(wins, matches))
+                matrices["draw_rate"][side][other] = float((~played.won.any(1)).mean())
+                matrices["points_per_round"][side][other] = round(points / rounds, 4) if rounds else None
+                pooled[side] += np.array([wins, matches, *totals])
+    summary = [
+        {"policy": policy, **_slot_summary(int(p[0]), int(p[1]), p[2:])}
+        for policy, p in zip(policies, pooled, strict=True)
+    ]
     return {
         "kind": "batch_cross_play",
         "policies": list(policies),
@@ -284,7 +303,8 @@ def batch_cross_play(
         "config": config_dict(
             cfg, matches_per_pair=matches, seed=seed, max_rounds=max_rounds, probe_matches=0
         ),
-        "cross_play": {"win_rate": win, "win_ci95": ci, "draw_rate": draw},
+        "cross_play": matrices,
+        "summary": summary,
         "wall_seconds": time.perf_counter() - start,
         "agent_steps": steps,
     }

@@ -107,19 +107,46 @@ def _batch_lines(report: dict[str, Any]) -> list[str]:
         "",
     ]
     if report["kind"] == "batch_cross_play":
-        return lines + win_rate_lines(report["policies"], report["cross_play"])
-    lines += [
-        "| slot: policy | win rate [95% CI] | wins | points/round | «Quatro» precision (calls) "
-        "| «Contra» precision (calls) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for k, t in enumerate(report["teams"]):
-        lines.append(
-            f"| {k}: {t['policy']} | {_ci(t['win_rate'], t['win_ci95'])} | {t['wins']} "
-            f"| {_f(t['points_per_round'])} | {_f(t['quatro_precision'])} ({t['quatro_calls']}) "
-            f"| {_f(t['contra_precision'])} ({t['contra_calls']}) |"
-        )
+        return lines + batch_cross_play_lines(report)
+    lines.append(BATCH_HEADER.format(first="slot: policy"))
+    lines += [_batch_row(t, f"{k}: {t['policy']}") for k, t in enumerate(report["teams"])]
     return lines + ["", f"Draws: {report['draws']} ({_f(report['draw_rate'])})."]
+
+
+def batch_cross_play_lines(report: dict[str, Any]) -> list[str]:
+    """A batched cross-play's tables: win rates, points per round, each policy pooled over its opponents."""
+    labels, cp = report["policies"], report["cross_play"]
+    lines = [*win_rate_lines(labels, cp), "", *points_lines(labels, cp), ""]
+    lines += ["Per policy, pooled over all its opponents:", "", BATCH_HEADER.format(first="policy")]
+    return lines + [_batch_row(t, t["policy"]) for t in report["summary"]]
+
+
+BATCH_HEADER = (
+    "| {first} | win rate [95% CI] | wins | points/round | «Quatro» precision (calls) "
+    "| «Contra» precision (calls) |\n|---|---|---|---|---|---|"
+)
+
+
+def _batch_row(t: dict[str, Any], first: str) -> str:
+    return (
+        f"| {first} | {_ci(t['win_rate'], t['win_ci95'])} | {t['wins']} "
+        f"| {_f(t['points_per_round'])} | {_f(t['quatro_precision'])} ({t['quatro_calls']}) "
+        f"| {_f(t['contra_precision'])} ({t['contra_calls']}) |"
+    )
+
+
+def points_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
+    """The cross-play points-per-round table (row against column)."""
+    lines = [
+        "Points per round of the row policy against the column policy:",
+        "",
+        "| row vs column | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
+    ]
+    for i, a in enumerate(labels):
+        cells = [_f(cp["points_per_round"][i][j]) for j in range(len(labels))]
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    return lines
 
 
 def to_markdown(report: dict[str, Any]) -> str:
@@ -144,13 +171,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     cp = report["cross_play"]
     lines.extend(win_rate_lines(labels, cp))
     lines.append("")
-    lines.append("Points per round of the row policy against the column policy:")
-    lines.append("")
-    lines.append("| row vs column | " + " | ".join(labels) + " |")
-    lines.append("|---|" + "---|" * len(labels))
-    for i, a in enumerate(labels):
-        cells = [_f(cp["points_per_round"][i][j]) for j in range(len(labels))]
-        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    lines.extend(points_lines(labels, cp))
     lines.append("")
     lines.append("Per policy, pooled over all its opponents:")
     lines.append("")

@@ -213,3 +213,41 @@ def test_every_point_is_a_counted_call_right_or_an_opponents_call_wrong(lineup):
     wrong = calls[..., 0] + calls[..., 2] - right
     assert (played.points == right + wrong[:, ::-1]).all()
     assert calls[..., 0].sum() and calls[..., 2].sum() and wrong.sum() and right.sum()
+
+
+def test_cross_play_points_and_pooled_calls_add_up_the_pairs_line_ups():
+    """The batched cross-play reports the harness's points-per-round matrix and, per policy, its
+    outcomes and calls pooled over its opponents: each is the sum of the pairs' line-ups played alone
+    (same seed, same matches), so the ladder's batched report says how each bot scores, not only who wins."""
+    bots = ["honest", "counter", "decoy"]
+    cp = batch_cross_play(bots, matches=30, config=SHORT, seed=4, max_rounds=10)
+    pooled = {b: {} for b in bots}
+    for i, a in enumerate(bots):
+        for j, b in enumerate(bots[i + 1 :], i + 1):
+            pair = play_lineup([a, b], matches=30, config=SHORT, seed=4, max_rounds=10)["teams"]
+            for side, other, team in ((i, j, pair[0]), (j, i, pair[1])):
+                assert cp["cross_play"]["points_per_round"][side][other] == team["points_per_round"]
+                assert round(cp["cross_play"]["win_rate"][side][other], 4) == team["win_rate"]
+                for key in ("wins", "matches", "points", "quatro_calls", "contra_calls"):
+                    pooled[bots[side]][key] = pooled[bots[side]].get(key, 0) + team[key]
+    for row in cp["summary"]:
+        assert {k: row[k] for k in pooled[row["policy"]]} == pooled[row["policy"]]
+    counter = cp["summary"][1]
+    assert counter["contra_calls"] > 0 and 0 < counter["contra_precision"] <= 1  # counter accuses
+    assert cp["summary"][0]["contra_calls"] == 0  # honest never does
+    from quatro_env.eval.report import to_markdown
+
+    text = to_markdown(cp)
+    assert "Points per round of the row policy" in text and "| counter |" in text
+
+
+def test_six_player_cross_play_pools_both_teams_of_a_policy():
+    """At 6 players the first policy holds two teams of each match: its points per round are both
+    teams' points over both teams' rounds, as the harness counts a slot's teams."""
+    six = dict(SHORT, num_players=6)
+    cp = batch_cross_play(["counter", "honest"], matches=20, config=six, seed=3, max_rounds=8)
+    lineup = play_lineup(["counter", "honest", "counter"], matches=20, config=six, seed=3, max_rounds=8)
+    first, _, third = lineup["teams"]
+    assert cp["summary"][0]["points"] == first["points"] + third["points"]
+    assert cp["summary"][0]["quatro_calls"] == first["quatro_calls"] + third["quatro_calls"]
+    assert cp["summary"][1]["points"] == lineup["teams"][1]["points"]
