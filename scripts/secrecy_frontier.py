@@ -36,6 +36,11 @@ BOTS = (
 )
 #: the ladder's other rungs, measured last: they seldom or never hold a quartet (no decoder row then)
 LADDER_REST = ("random", "random_caller", "listener")
+CALLS_INTRO = (
+    "How each best response wins: both sides' calls on its final matches (`calls` of `quatro-exploit`; "
+    "rows whose run recorded them), and at 4 players the share of the response's points from its right "
+    "«Quatro» calls (pace), its right «Contra» calls (reading the code) and the policy's wrong calls."
+)
 
 
 def match_runner(policy: str, opponent: str = "counter") -> MatchRunner:
@@ -128,13 +133,14 @@ def main() -> None:
 
 def write_outputs(done: dict) -> None:
     from quatro_env.eval.plots import secrecy_frontier
-    from quatro_env.eval.report import secrecy_table
+    from quatro_env.eval.report import exploit_calls_table, secrecy_table
 
     exploit = {}
     for f in sorted(OUT.glob("exploit_*.json")):
         e = json.loads(f.read_text())
         exploit[e["policy"]] = e
-    table = secrecy_table(done["rows"], exploit)
+    calls = exploit_calls_table([r["policy"] for r in done["rows"]], exploit)
+    table = secrecy_table(done["rows"], exploit) + f"\n\n{CALLS_INTRO}\n\n{calls}"
     (OUT / "secrecy.md").write_text(table + "\n")
     secrecy_frontier(done["rows"], exploit, OUT / "frontier.png")
     # the copy of the table in docs/evaluation.md, between its markers

@@ -260,6 +260,55 @@ def secrecy_table(rows: list[dict[str, Any]], exploit: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
+def exploit_calls_table(policies: list[str], exploit: dict[str, dict[str, Any]]) -> str:
+    """How each best response wins (the ``calls`` of ``quatro-exploit``'s final matches): both sides'
+    «Quatro» and «Contra» calls with the share that was right and, at 4 players, where the response's
+    points came from. There a call scores one point (Q18, Q19): a right call for the caller's team, a
+    wrong one for the other team; so the response's points are its right «Quatro» calls (it collected
+    faster), its right «Contra» calls (it read the policy's code) and the policy's wrong calls (the
+    policy's own mistakes). At 6 or 8 players a wrong call scores for other teams too: no split."""
+    lines = [
+        "| policy | best response wins [CI] | response «Quatro» right / calls "
+        "| response «Contra» right / calls | policy «Quatro» right / calls | policy «Contra» right / calls "
+        "| response's points: pace / reading / policy's errors | matches |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for policy in policies:
+        e = exploit.get(policy)
+        if e is None or "calls" not in e:
+            continue
+        response, other = e["calls"]["response"], e["calls"]["policy"]
+        lines.append(
+            f"| {policy} | {e['win_rate']:.2f} {_interval(e['win_ci95'])} | {_right_of(response, 'quatro')} "
+            f"| {_right_of(response, 'contra')} | {_right_of(other, 'quatro')} "
+            f"| {_right_of(other, 'contra')} | {_point_split(e)} "
+            f"| {e['matches']} ({e.get('matches_on', 'harness')}) |"
+        )
+    return "\n".join(lines)
+
+
+def _right(calls: dict[str, Any], kind: str) -> int:
+    """Right calls of a kind (precision times calls; exact: the precision keeps four places)."""
+    return round((calls[f"{kind}_precision"] or 0.0) * calls[f"{kind}_calls"])
+
+
+def _right_of(calls: dict[str, Any], kind: str) -> str:
+    made = calls[f"{kind}_calls"]
+    return f"{_right(calls, kind)} / {made}" + (f" ({_right(calls, kind) / made:.0%})" if made else "")
+
+
+def _point_split(e: dict[str, Any]) -> str:
+    """The response's points as shares: its right «Quatro» calls / right «Contra» calls / the policy's
+    wrong calls (4 players only, where each wrong call scores for the one other team)."""
+    if e.get("eval_config", {}).get("num_players") != 4:
+        return "—"
+    response, other = e["calls"]["response"], e["calls"]["policy"]
+    wrong = sum(other[f"{k}_calls"] - _right(other, k) for k in ("quatro", "contra"))
+    parts = [_right(response, "quatro"), _right(response, "contra"), wrong]
+    total = sum(parts)
+    return " / ".join(f"{p / total:.0%}" for p in parts) + f" of {total}" if total else "—"
+
+
 def _best_response_notes(e: dict[str, Any]) -> str:
     """Where the best response started, unless from the policy's own weights (the curve's 0.5), and
     its draws and the batched engine's matches where the run recorded them."""

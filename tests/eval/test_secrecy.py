@@ -504,6 +504,51 @@ def test_the_secrecy_table_names_each_decoders_chosen_view():
     assert cell == "0.40 [0.35, 0.46] (from ppo_4p; 120 of 300 drawn; batched matches)"
 
 
+def test_the_exploit_calls_table_splits_a_4_player_responses_points_by_where_they_came_from():
+    """At 4 players each call scores one point, for the caller's team if right, else for the other
+    team (Q18, Q19): the response's points are its right «Quatro» calls (pace), its right «Contra»
+    calls (reading the code) and the policy's wrong calls. At 6 players a wrong call also scores for a
+    third team, so no split is claimed; a run without recorded calls has no row."""
+    from quatro_env.eval.report import exploit_calls_table
+
+    def calls(q, q_right, c, c_right):
+        return {
+            "quatro_calls": q,
+            "quatro_precision": round(q_right / q, 4) if q else None,
+            "contra_calls": c,
+            "contra_precision": round(c_right / c, 4) if c else None,
+        }
+
+    def run(players, response, policy):
+        return {
+            "win_rate": 0.9,
+            "win_ci95": [0.85, 0.94],
+            "matches": 300,
+            "matches_on": "batched",
+            "eval_config": {"num_players": players},
+            "calls": {"response": calls(*response), "policy": calls(*policy)},
+        }
+
+    exploit = {
+        "read": run(4, (30, 30, 90, 60), (20, 20, 0, 0)),  # 30 pace + 60 reading + 0 errors
+        "sloppy": run(4, (50, 50, 0, 0), (10, 10, 60, 10)),  # 50 pace + 50 of the policy's wrong accusations
+        "six": run(6, (50, 50, 0, 0), (10, 10, 60, 10)),
+        "old": {"win_rate": 0.5, "win_ci95": [0.4, 0.6], "matches": 300},
+    }
+    table = exploit_calls_table(["read", "sloppy", "six", "old", "absent"], exploit).splitlines()
+    assert len(table) == 5  # header, rule, and the three runs with calls
+    read, sloppy, six = (row.split("|")[1:-1] for row in table[2:])
+    assert [c.strip() for c in read[2:7]] == [
+        "30 / 30 (100%)",
+        "60 / 90 (67%)",
+        "20 / 20 (100%)",
+        "0 / 0",
+        "33% / 67% / 0% of 90",
+    ]
+    assert sloppy[6].strip() == "50% / 0% / 50% of 100" and sloppy[5].strip() == "10 / 60 (17%)"
+    assert six[6].strip() == "—" and six[7].strip() == "300 (batched)"
+
+
 def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path):
     """Rows with no quartet (no gap) are left out; bots and checkpoints, with and without a best
     response, are drawn (a PNG comes out)."""
