@@ -33,9 +33,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from quatro_env.batched.engine import MAX_SEED, BatchedQuatroEngine
-from quatro_env.bots.batched import BatchedBots
+from quatro_env.bots.batched import BatchedBots, batched_name
 from quatro_env.common.strict import as_int
 from quatro_env.quatro.actions import ActionKind
+from quatro_env.quatro.bots import parse_bot_policy
 
 #: bot policies the engine's device plays itself (whole-batch torch operations)
 DEVICE_POLICIES = ("idle", "random", "random_caller")
@@ -85,11 +86,12 @@ class QuatroVectorEnv(VectorEnv):
         policy = e.config.bot_policy
         self._bots: BatchedBots | None = None
         self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
-        if self.bot_seats and policy not in DEVICE_POLICIES:
+        bot, options = parse_bot_policy(policy)  # a bad option is refused by name
+        if self.bot_seats and (bot not in DEVICE_POLICIES or options):
             # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j; a bot
-            # without a compiled row is refused by name (none is: every registered bot has one)
+            # without a compiled row (an option of none) is refused by name
             self._bots = BatchedBots(e.n, self.num_tables * len(self.bot_seats))
-            self._bot_kind = BatchedBots.kind_ids([policy])[0]
+            self._bot_kind = BatchedBots.kind_ids([batched_name(bot, options)])[0]
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
             self._bot_rng = np.random.default_rng(None if seed is None else [int(seed), BOT_DRAW_STREAM])
 

@@ -57,6 +57,20 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
     return result
 
 
+def scalar(text: str) -> Any:
+    """A bot option's or a ``--set`` value: ``true``/``false`` (any case), an int, a float, else the
+    text itself (a bot name's options are not YAML: ``cover:split=true,partner_delay=4``)."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
 def merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     """``base`` with ``extra`` laid over it, nested sections merged key by key (neither is modified)."""
     merged = dict(base)

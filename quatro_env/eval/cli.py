@@ -30,17 +30,11 @@ from typing import Any
 
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error, output_dir_problem
 from quatro_env.common.extras import require
-from quatro_env.common.overrides import parse_overrides, split_overrides
+from quatro_env.common.overrides import parse_overrides, scalar, split_overrides
 from quatro_env.eval.harness import cross_play, evaluate, partner_play
 from quatro_env.eval.report import to_markdown, write_json
 from quatro_env.eval.runner import MAX_WORKERS
 from quatro_env.quatro.bots import BOT_POLICIES
-
-
-def _value(text: str) -> Any:
-    from quatro_env.eval.policies import _parse_value
-
-    return _parse_value(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not eq:
             print(f"quatro-eval: --set {item!r}: expected FIELD=VALUE", file=sys.stderr)
             return 2
-        config[key.strip().replace("-", "_")] = _value(value)
+        config[key.strip().replace("-", "_")] = scalar(value)
     try:
         config.update(parse_overrides(overrides))  # FIELD=VALUE items: YAML scalars, as in quatro-train
     except ValueError as err:

@@ -35,19 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from quatro_env.quatro.bots import BOT_POLICIES
-
-
-def _parse_value(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
+from quatro_env.quatro.bots import BOT_POLICIES, parse_bot_policy
 
 
 @dataclass(frozen=True)
@@ -92,7 +80,7 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
     if isinstance(policy, str):
         name, _, params = policy.partition(":")
         if name in BOT_POLICIES:  # a bot name always means the bot, whatever files lie around
-            return _bot_spec(policy, name, params, label)
+            return _bot_spec(policy, label)
         if name == "torchscript" and params:
             if not Path(params).is_file():
                 raise ValueError(f"policy {policy!r}: TorchScript file {params!r} not found")
@@ -118,43 +106,14 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
     raise TypeError(f"cannot use {policy!r} as a policy")
 
 
-def _bot_spec(text: str, name: str, params: str, label: str | None) -> PolicySpec:
-    kwargs = []
-    for item in filter(None, (p.strip() for p in params.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise ValueError(f"policy {text!r}: parameter {item!r} is not key=value")
-        kwargs.append((key.strip(), _checked_parameter(text, name, key.strip(), _parse_value(value))))
-    spec = PolicySpec(label or text, "bot", name, tuple(kwargs))
+def _bot_spec(text: str, label: str | None) -> PolicySpec:
+    name, options = parse_bot_policy(text)
+    spec = PolicySpec(label or text, "bot", name, tuple(options.items()))
     try:
         spec.build(4, 0)  # fail early on a bad parameter
     except (TypeError, ValueError) as err:
         raise ValueError(f"policy {text!r}: {err}") from None
     return spec
-
-
-def _checked_parameter(text: str, bot: str, key: str, value: Any) -> Any:
-    """A bot parameter of the constructor's declared type (no silent coercion of ``abc`` to a float)."""
-    import typing
-
-    hints = typing.get_type_hints(BOT_POLICIES[bot].__init__)
-    allowed = sorted(k for k in hints if k not in ("num_players", "seed", "return"))
-    if key not in allowed:
-        raise ValueError(
-            f"policy {text!r}: {bot} has no parameter {key!r}; its parameters: {allowed or 'none'}"
-        )
-    types = [t for t in typing.get_args(hints[key]) or (hints[key],) if t is not type(None)]
-    ok = any(
-        (t is float and isinstance(value, (int, float)) and not isinstance(value, bool))
-        or (t is int and isinstance(value, int) and not isinstance(value, bool))
-        or (t is bool and isinstance(value, bool))
-        or (t is str and isinstance(value, str))
-        for t in types
-    )
-    if not ok:
-        expected = " or ".join(t.__name__ for t in types)
-        raise ValueError(f"policy {text!r}: {key} must be {expected}, got {value!r}")
-    return value
 
 
 def _is_shipped(name: str) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quatro_env.common.cli import OneLineParser, int_in
+from quatro_env.common.overrides import scalar
 from quatro_env.quatro.config import QuatroConfig
 
 #: Q23: the person's connection decides their seat's connection; no random reconnection on top
@@ -46,8 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_config(args: argparse.Namespace) -> QuatroConfig:
-    from quatro_env.eval.policies import _parse_value
-
     fields: dict[str, Any] = {"num_players": args.players, **LIVE_DEFAULTS}
     if args.tick_seconds is not None:
         fields["tick_seconds"] = args.tick_seconds
@@ -55,7 +54,7 @@ def make_config(args: argparse.Namespace) -> QuatroConfig:
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"--set {item!r}: expected FIELD=VALUE")
-        fields[key.strip().replace("-", "_")] = _parse_value(value)
+        fields[key.strip().replace("-", "_")] = scalar(value)
     return QuatroConfig(**fields)
 
 

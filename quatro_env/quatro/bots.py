@@ -8,11 +8,17 @@ live in :mod:`quatro_env.bots`; their rules are documented there and in ``docs/e
 ``idle``, ``random``, ``random_caller``, ``collector``, ``honest``, ``decoy``, ``eavesdropper``,
 ``counter``; and ``listener``, a training partner that only calls «Quatro» on its partner's sign;
 ``cover`` and ``shout``, the reference codes of the secrecy scale (a secret code and a readable one).
+
+A bot with options is named ``NAME:key=value,...`` (``"cover:split=true"``, ``"counter:threshold=0.6"``):
+:func:`parse_bot_policy` reads it, one parser for bot seats (``QuatroConfig.bot_policy``) and the
+evaluation harness's line-ups alike.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
+from typing import Any
 
 from quatro_env.bots import (
     BotPolicy,
@@ -29,6 +35,7 @@ from quatro_env.bots import (
     ScriptedBot,
     ShoutBot,
 )
+from quatro_env.common.overrides import scalar
 
 BOT_POLICIES: dict[str, Callable[..., BotPolicy]] = {
     "idle": IdleBot,
@@ -44,8 +51,61 @@ BOT_POLICIES: dict[str, Callable[..., BotPolicy]] = {
     "shout": ShoutBot,
 }
 
+
+def parse_bot_policy(text: str) -> tuple[str, dict[str, Any]]:
+    """``"cover:split=true,partner_delay=4"`` -> ``("cover", {"split": True, "partner_delay": 4})``.
+
+    Values read as bool, int or float when they look so, else as text; each must be of the type the
+    bot's constructor declares (no silent coercion). An unknown bot, a parameter it does not take or a
+    value of the wrong type is refused by name (ValueError)."""
+    name, _, params = text.partition(":")
+    if name not in BOT_POLICIES:
+        raise ValueError(f"policy {text!r}: unknown bot {name!r}; known: {sorted(BOT_POLICIES)}")
+    options: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in params.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"policy {text!r}: parameter {item!r} is not key=value")
+        options[key.strip()] = _checked_parameter(text, name, key.strip(), scalar(value))
+    return name, options
+
+
+def build_bot(text: str, num_players: int, seed: int | None = None) -> BotPolicy:
+    """One seat's bot from its name with options (:func:`parse_bot_policy`); a bad option value that
+    only the bot can judge (``partner_delay=-1``) is refused by name too."""
+    name, options = parse_bot_policy(text)
+    try:
+        return BOT_POLICIES[name](num_players, seed, **options)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"policy {text!r}: {err}") from None
+
+
+def _checked_parameter(text: str, bot: str, key: str, value: Any) -> Any:
+    """A bot parameter of the constructor's declared type (no silent coercion of ``abc`` to a float)."""
+    hints = typing.get_type_hints(BOT_POLICIES[bot].__init__)
+    allowed = sorted(k for k in hints if k not in ("num_players", "seed", "return"))
+    if key not in allowed:
+        raise ValueError(
+            f"policy {text!r}: {bot} has no parameter {key!r}; its parameters: {allowed or 'none'}"
+        )
+    types = [t for t in typing.get_args(hints[key]) or (hints[key],) if t is not type(None)]
+    ok = any(
+        (t is float and isinstance(value, (int, float)) and not isinstance(value, bool))
+        or (t is int and isinstance(value, int) and not isinstance(value, bool))
+        or (t is bool and isinstance(value, bool))
+        or (t is str and isinstance(value, str))
+        for t in types
+    )
+    if not ok:
+        expected = " or ".join(t.__name__ for t in types)
+        raise ValueError(f"policy {text!r}: {key} must be {expected}, got {value!r}")
+    return value
+
+
 __all__ = [
     "BOT_POLICIES",
+    "build_bot",
+    "parse_bot_policy",
     "BotPolicy",
     "ScriptedBot",
     *sorted({cls.__name__ for cls in BOT_POLICIES.values()}),

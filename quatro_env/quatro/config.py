@@ -57,7 +57,9 @@ class QuatroConfig(BaseModel):
     own_quartet_guard: Literal["confirm", "off"] = Field("confirm", description="Q18 reminder")
     reveal_signs: StrictBool = Field(False, description="Q7: show every team's sign at the reveal")
     bot_seats: tuple[StrictInt, ...] = Field((), description="Q22: seats driven by a built-in bot")
-    bot_policy: str = Field("idle", strict=True, description="Q22: name of the built-in bot policy")
+    bot_policy: str = Field(
+        "idle", strict=True, description="Q22: the built-in bot (options after a colon: cover:split=true)"
+    )
     disconnect_prob: Probability = Field(0.0, lt=1, description="Q23: per tick, per connected seat")
     reconnect_prob: Probability = Field(0.1, description="Q23: per tick, per disconnected seat")
     disconnect_schedule: tuple[tuple[StrictInt, StrictInt, StrictBool], ...] = Field(
@@ -91,9 +93,10 @@ class QuatroConfig(BaseModel):
                 raise ValueError(
                     f"disconnect_schedule: entry ({tick}, {seat}) needs tick >= 0 and seat in 0..{n - 1}"
                 )
-        if self.bot_policy not in BOT_POLICY_NAMES:
+        if self.bot_policy.partition(":")[0] not in BOT_POLICY_NAMES:  # options: checked by the env
             raise ValueError(
-                f"bot_policy: unknown policy {self.bot_policy!r}; known: {sorted(BOT_POLICY_NAMES)}"
+                f"bot_policy: unknown policy {self.bot_policy!r}; known: {sorted(BOT_POLICY_NAMES)} "
+                "(options after a colon: 'cover:split=true')"
             )
         return self
 

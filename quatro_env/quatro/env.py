@@ -15,7 +15,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from quatro_env.common.strict import as_int
-from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.quatro.bots import build_bot
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import GameOverError, IllegalActionError, QuatroEngine, TickResult
@@ -52,7 +52,7 @@ class QuatroParallelEnv(ParallelEnv):
         self._observation_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
         self._action_space = spaces.Discrete(self.codec.num_actions)
         self.state_space = spaces.Box(0, 255, (n * self.encoder.obs_dim,), np.uint8)
-        self.bots = {s: BOT_POLICIES[self.config.bot_policy](n) for s in self.config.bot_seats}
+        self.bots = {s: build_bot(self.config.bot_policy, n) for s in self.config.bot_seats}
         self.bots_silenced = False
         self._driven: dict[int, int] = {}
         self._obs = np.zeros((n, self.encoder.obs_dim), np.uint8)

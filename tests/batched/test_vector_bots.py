@@ -9,18 +9,25 @@ import torch
 
 from quatro_env.batched import QuatroVectorEnv
 from quatro_env.bots.batched import SlotRng
-from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.quatro.bots import build_bot
 
 
 def _numpy_bot(policy: str, n: int, rng: SlotRng):
-    bot = BOT_POLICIES[policy](n, seed=0)
+    bot = build_bot(policy, n, seed=0)
     bot.rng = rng
     return bot
 
 
 @pytest.mark.parametrize(
     ("policy", "num_players", "seats"),
-    [("counter", 4, (1, 3)), ("decoy", 6, (0, 4, 5)), ("cover", 4, (1, 3)), ("shout", 8, (1, 5))],
+    [
+        ("counter", 4, (1, 3)),
+        ("decoy", 6, (0, 4, 5)),
+        ("cover", 4, (1, 3)),
+        ("shout", 8, (1, 5)),
+        ("cover:split=True", 4, (0, 2)),  # an option, spelled otherwise than KINDS spells it
+        ("cover:beat=false", 6, (1, 4)),
+    ],
 )
 def test_vector_env_bot_seats_take_the_numpy_bots_decisions(policy, num_players, seats):
     """Tick by tick, each bot seat plays what the numpy bot plays on that seat's observation, mask and
@@ -87,3 +94,31 @@ def test_a_bot_without_a_compiled_row_is_refused_by_name_not_played_as_another(m
     monkeypatch.setattr(rows, "KINDS", tuple(k for k in rows.KINDS if k != "shout"))
     with pytest.raises(ValueError, match=r"no batched version of \['shout'\]"):
         QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="shout")
+
+
+def test_bot_seats_take_a_bots_options_and_refuse_a_bad_one_by_name():
+    """``bot_policy`` takes a bot's options after a colon (Q22), as a line-up does: the ParallelEnv's
+    seats are that bot with those options, the vector env plays the option's compiled row, and an
+    unknown bot, an unknown option, a value of the wrong type, or (vector env) an option without a
+    compiled row is refused by name when the env is made, before any tick."""
+    from quatro_env.bots.batched import COVER_SPLIT, KINDS
+    from quatro_env.quatro.config import QuatroConfig
+    from quatro_env.quatro.env import QuatroParallelEnv
+
+    env = QuatroParallelEnv(num_players=4, bot_seats=(1, 3), bot_policy="cover:split=true,partner_delay=2")
+    assert all(bot.split and bot.partner_delay == 2 for bot in env.bots.values())
+    vec = QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="cover:split=true")
+    assert vec._bot_kind == COVER_SPLIT and KINDS[COVER_SPLIT] == "cover:split=true"
+    with pytest.raises(ValueError, match="bot_policy: unknown policy 'nobody:split=true'"):
+        QuatroConfig(bot_policy="nobody:split=true")
+    for policy, named in (
+        ("cover:hide=true", "cover has no parameter 'hide'"),
+        ("cover:split=maybe", "split must be bool, got 'maybe'"),
+        ("cover:split", "parameter 'split' is not key=value"),
+    ):
+        with pytest.raises(ValueError, match=named):
+            QuatroParallelEnv(num_players=4, bot_seats=(1, 3), bot_policy=policy)
+        with pytest.raises(ValueError, match=named):
+            QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy=policy)
+    with pytest.raises(ValueError, match="no batched version of counter with {'threshold': 0.6}"):
+        QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="counter:threshold=0.6")
