@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from quatro_env.quatro.bots import BOT_POLICIES, parse_bot_policy
+from quatro_env.quatro.bots import BOT_POLICIES, build_bot, parse_bot_policy
 
 
 @dataclass(frozen=True)
@@ -108,12 +108,8 @@ def as_policy(policy: Any, label: str | None = None) -> PolicySpec:
 
 def _bot_spec(text: str, label: str | None) -> PolicySpec:
     name, options = parse_bot_policy(text)
-    spec = PolicySpec(label or text, "bot", name, tuple(options.items()))
-    try:
-        spec.build(4, 0)  # fail early on a bad parameter
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"policy {text!r}: {err}") from None
-    return spec
+    build_bot(text, 4, 0)  # fail early on a value only the bot can judge (``partner_delay=-1``)
+    return PolicySpec(label or text, "bot", name, tuple(options.items()))
 
 
 def _is_shipped(name: str) -> bool:
