@@ -36,7 +36,7 @@ from quatro_env.batched.engine import MAX_SEED, BatchedQuatroEngine
 from quatro_env.bots.batched import BatchedBots, batched_name
 from quatro_env.common.strict import as_int
 from quatro_env.quatro.actions import ActionKind
-from quatro_env.quatro.bots import parse_bot_policy
+from quatro_env.quatro.bots import build_bot, parse_bot_policy
 
 #: bot policies the engine's device plays itself (whole-batch torch operations)
 DEVICE_POLICIES = ("idle", "random", "random_caller")
@@ -86,7 +86,8 @@ class QuatroVectorEnv(VectorEnv):
         policy = e.config.bot_policy
         self._bots: BatchedBots | None = None
         self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
-        bot, options = parse_bot_policy(policy)  # a bad option is refused by name
+        build_bot(policy, e.n)  # a bad option or value is refused by name, as by the ParallelEnv
+        bot, options = parse_bot_policy(policy)
         if self.bot_seats and (bot not in DEVICE_POLICIES or options):
             # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j; a bot
             # without a compiled row (an option of none) is refused by name

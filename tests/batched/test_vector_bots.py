@@ -115,6 +115,7 @@ def test_bot_seats_take_a_bots_options_and_refuse_a_bad_one_by_name():
         ("cover:hide=true", "cover has no parameter 'hide'"),
         ("cover:split=maybe", "split must be bool, got 'maybe'"),
         ("cover:split", "parameter 'split' is not key=value"),
+        ("cover:partner_delay=-1", "partner_delay: a whole number of ticks >= 0"),  # the bot's own check
     ):
         with pytest.raises(ValueError, match=named):
             QuatroParallelEnv(num_players=4, bot_seats=(1, 3), bot_policy=policy)
