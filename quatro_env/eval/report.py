@@ -80,21 +80,29 @@ TEAM_HEADER = (
 )
 
 
+def _matrix_lines(title: str, labels: list[str], cell: Any) -> list[str]:
+    """A row-against-column table of the policies, ``cell(i, j)`` its text (the diagonal included)."""
+    lines = [title, "", "| row vs column | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for i, a in enumerate(labels):
+        lines.append(f"| **{a}** | " + " | ".join(cell(i, j) for j in range(len(labels))) + " |")
+    return lines
+
+
 def win_rate_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
     """The cross-play win-rate table (row against column, 95% interval, draw rate when any)."""
-    lines = [
-        "Win rate of the row policy against the column policy, 95% Wilson interval; `d` = draw rate.",
-        "",
-        "| row vs column | " + " | ".join(labels) + " |",
-        "|---|" + "---|" * len(labels),
-    ]
-    for i, a in enumerate(labels):
-        cells = []
-        for j in range(len(labels)):
-            w, d = cp["win_rate"][i][j], cp["draw_rate"][i][j]
-            cells.append(_ci(w, cp["win_ci95"][i][j]) + (f" d{d:.2g}" if w is not None and d else ""))
-        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
-    return lines
+
+    def cell(i: int, j: int) -> str:
+        w, d = cp["win_rate"][i][j], cp["draw_rate"][i][j]
+        return _ci(w, cp["win_ci95"][i][j]) + (f" d{d:.2g}" if w is not None and d else "")
+
+    title = "Win rate of the row policy against the column policy, 95% Wilson interval; `d` = draw rate."
+    return _matrix_lines(title, labels, cell)
+
+
+def points_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
+    """The cross-play points-per-round table (row against column)."""
+    title = "Points per round of the row policy against the column policy:"
+    return _matrix_lines(title, labels, lambda i, j: _f(cp["points_per_round"][i][j]))
 
 
 def _batch_lines(report: dict[str, Any]) -> list[str]:
@@ -133,20 +141,6 @@ def _batch_row(t: dict[str, Any], first: str) -> str:
         f"| {_f(t['points_per_round'])} | {_f(t['quatro_precision'])} ({t['quatro_calls']}) "
         f"| {_f(t['contra_precision'])} ({t['contra_calls']}) |"
     )
-
-
-def points_lines(labels: list[str], cp: dict[str, Any]) -> list[str]:
-    """The cross-play points-per-round table (row against column)."""
-    lines = [
-        "Points per round of the row policy against the column policy:",
-        "",
-        "| row vs column | " + " | ".join(labels) + " |",
-        "|---|" + "---|" * len(labels),
-    ]
-    for i, a in enumerate(labels):
-        cells = [_f(cp["points_per_round"][i][j]) for j in range(len(labels))]
-        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
-    return lines
 
 
 def to_markdown(report: dict[str, Any]) -> str:
