@@ -284,11 +284,11 @@ def batch_cross_play(
                 slots = [s for s, name in enumerate(lineup) if name == policies[side]]
                 wins = int(played.won[:, slots].any(1).sum())  # several teams: any of the policy's teams won
                 totals = _slot_totals(played, slots)
-                points, rounds = int(totals[0]), int(totals[1])
                 matrices["win_rate"][side][other] = wins / matches
                 matrices["win_ci95"][side][other] = list(wilson_interval(wins, matches))
                 matrices["draw_rate"][side][other] = float((~played.won.any(1)).mean())
-                matrices["points_per_round"][side][other] = round(points / rounds, 4) if rounds else None
+                pair = _slot_summary(wins, matches, totals)
+                matrices["points_per_round"][side][other] = pair["points_per_round"]
                 pooled[side] += np.array([wins, matches, *totals])
     summary = [
         {"policy": policy, **_slot_summary(int(p[0]), int(p[1]), p[2:])}

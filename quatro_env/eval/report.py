@@ -281,14 +281,15 @@ def exploit_calls_table(policies: list[str], exploit: dict[str, dict[str, Any]])
     return "\n".join(lines)
 
 
-def _right(calls: dict[str, Any], kind: str) -> int:
-    """Right calls of a kind (precision times calls; exact: the precision keeps four places)."""
+def right_calls(calls: dict[str, Any], kind: str) -> int:
+    """Right calls of a kind from a report's ``KIND_calls`` and ``KIND_precision`` (precision times calls;
+    exact below 5,000 calls: the precision keeps four places)."""
     return round((calls[f"{kind}_precision"] or 0.0) * calls[f"{kind}_calls"])
 
 
 def _right_of(calls: dict[str, Any], kind: str) -> str:
-    made = calls[f"{kind}_calls"]
-    return f"{_right(calls, kind)} / {made}" + (f" ({_right(calls, kind) / made:.0%})" if made else "")
+    made, right = calls[f"{kind}_calls"], right_calls(calls, kind)
+    return f"{right} / {made}" + (f" ({right / made:.0%})" if made else "")
 
 
 def _point_split(e: dict[str, Any]) -> str:
@@ -297,8 +298,8 @@ def _point_split(e: dict[str, Any]) -> str:
     if e.get("eval_config", {}).get("num_players") != 4:
         return "—"
     response, other = e["calls"]["response"], e["calls"]["policy"]
-    wrong = sum(other[f"{k}_calls"] - _right(other, k) for k in ("quatro", "contra"))
-    parts = [_right(response, "quatro"), _right(response, "contra"), wrong]
+    wrong = sum(other[f"{k}_calls"] - right_calls(other, k) for k in ("quatro", "contra"))
+    parts = [right_calls(response, "quatro"), right_calls(response, "contra"), wrong]
     total = sum(parts)
     return " / ".join(f"{p / total:.0%}" for p in parts) + f" of {total}" if total else "—"
 
