@@ -33,10 +33,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from quatro_env.batched.engine import MAX_SEED, BatchedQuatroEngine
-from quatro_env.bots.batched import BatchedBots, batched_name
+from quatro_env.bots.batched import BatchedBots
 from quatro_env.common.strict import as_int
 from quatro_env.quatro.actions import ActionKind
-from quatro_env.quatro.bots import build_bot, parse_bot_policy
+from quatro_env.quatro.bots import batched_kind, build_bot
 
 #: bot policies the engine's device plays itself (whole-batch torch operations)
 DEVICE_POLICIES = ("idle", "random", "random_caller")
@@ -87,12 +87,11 @@ class QuatroVectorEnv(VectorEnv):
         self._bots: BatchedBots | None = None
         self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
         build_bot(policy, e.n)  # a bad option or value is refused by name, as by the ParallelEnv
-        bot, options = parse_bot_policy(policy)
-        if self.bot_seats and (bot not in DEVICE_POLICIES or options):
-            # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j; a bot
-            # without a compiled row (an option of none) is refused by name
+        kind = batched_kind(policy) if self.bot_seats else None  # refused by name without a row
+        if kind is not None and kind not in DEVICE_POLICIES:
+            # the scripted ladder: a row per (table, bot seat), row b * len(bot_seats) + j
             self._bots = BatchedBots(e.n, self.num_tables * len(self.bot_seats))
-            self._bot_kind = BatchedBots.kind_ids([batched_name(bot, options)])[0]
+            self._bot_kind = BatchedBots.kind_ids([kind])[0]
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
             self._bot_rng = np.random.default_rng(None if seed is None else [int(seed), BOT_DRAW_STREAM])
 

@@ -19,7 +19,7 @@ takes exactly the decisions of its batched row (``tests/baselines/test_fast_bots
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -108,19 +108,6 @@ KINDS = (
 #: the bots of :data:`KINDS` played in other options than their defaults: name -> (bot, options)
 VARIANTS = {"cover:beat=false": ("cover", {"beat": False}), "cover:split=true": ("cover", {"split": True})}
 NO_BOT = -1  # a row that no bot plays (a learner's or a snapshot's seat)
-
-
-def batched_name(bot: str, options: dict[str, Any]) -> str:
-    """The :data:`KINDS` name of ``bot`` played with ``options`` (a parsed ``NAME:key=value``), however
-    the options were spelled; one without a compiled row is refused by name."""
-    if not options:
-        return bot
-    for name, variant in VARIANTS.items():
-        if variant == (bot, options):
-            return name
-    raise ValueError(
-        f"bot: no batched version of {bot} with {options}; the options with one: {list(VARIANTS)}"
-    )
 
 
 def num_draws(num_players: int) -> int:

@@ -41,6 +41,7 @@ from quatro_env.common.stats import wilson_interval
 from quatro_env.eval.harness import config_dict, make_config
 from quatro_env.eval.readers import ending_calls
 from quatro_env.eval.runner import slots_of_match
+from quatro_env.quatro.bots import batched_kind
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import CALL_KINDS
 
@@ -138,12 +139,21 @@ class CheckpointSeats:
         self.h[:, np.isin(self.rows, rows)] = 0.0
 
 
+def bot_row(policy: str) -> str | None:
+    """The compiled row that plays ``policy`` (:func:`quatro_env.quatro.bots.batched_kind`: options
+    spelled as a line-up may, ``cover:split=True``), or None: not a bot, or a bot option without one."""
+    try:
+        return batched_kind(policy)
+    except ValueError:
+        return None
+
+
 def checkpoint_paths(policies: Sequence[str]) -> dict[str, str]:
     """The file of each checkpoint among ``policies`` (the rest are batched bots); a name that is
     neither is refused, before any match is played."""
     path, unknown = {}, []
     for p in dict.fromkeys(policies):
-        if p in KINDS:
+        if bot_row(p) is not None:
             continue
         try:  # a shipped name or a file; quatro-eval spells a file checkpoint:PATH
             path[p] = str(resolve_checkpoint(p.removeprefix("checkpoint:")))
@@ -162,9 +172,9 @@ def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
     :class:`CheckpointSeats` per checkpoint of the line-up."""
     path = checkpoint_paths(policies)
     checkpoints = list(path)
-    bot_slots = [k for k, p in enumerate(policies) if p in KINDS]
+    rows = {k: bot_row(p) for k, p in enumerate(policies) if bot_row(p) is not None}
     slot_kind = np.full(len(policies), NO_BOT, np.int64)
-    slot_kind[bot_slots] = BatchedBots.kind_ids([policies[k] for k in bot_slots])
+    slot_kind[list(rows)] = BatchedBots.kind_ids(list(rows.values()))
     kinds = slot_kind[seat_slot]
     generator = torch.Generator().manual_seed(int(seed))
     seats = []

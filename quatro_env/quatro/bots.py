@@ -16,6 +16,7 @@ evaluation harness's line-ups alike.
 
 from __future__ import annotations
 
+import inspect
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -78,6 +79,28 @@ def build_bot(text: str, num_players: int, seed: int | None = None) -> BotPolicy
         return BOT_POLICIES[name](num_players, seed, **options)
     except (TypeError, ValueError) as err:
         raise ValueError(f"policy {text!r}: {err}") from None
+
+
+def batched_kind(text: str) -> str:
+    """The compiled row that plays bot ``text`` (a name of ``quatro_env.bots.batched.KINDS``) however
+    its options are spelled: ``cover:split=True`` and ``cover:beat=true,split=true`` are
+    ``cover:split=true``, an option at its default is no option. A bad name or option, or options
+    without a row, are refused by name (ValueError)."""
+    from quatro_env.bots.batched import KINDS, VARIANTS
+
+    name, options = parse_bot_policy(text)
+    explicit = {k: v for k, v in options.items() if v != _default(BOT_POLICIES[name], k)}
+    found = [kind for kind, row in VARIANTS.items() if row == (name, explicit)] if explicit else [name]
+    if not found or found[0] not in KINDS:
+        raise ValueError(f"no batched version of {name} with {explicit}; with options: {list(VARIANTS)}")
+    return found[0]
+
+
+def _default(bot: Callable[..., BotPolicy], key: str) -> Any:
+    """A bot option's default: the constructor's, or where that is None (the bots' "not given") the
+    class attribute of that name the option overrides."""
+    default = inspect.signature(bot).parameters[key].default
+    return getattr(bot, key, None) if default is None else default
 
 
 def _checked_parameter(text: str, bot: str, key: str, value: Any) -> Any:

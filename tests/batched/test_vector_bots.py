@@ -92,7 +92,7 @@ def test_a_bot_without_a_compiled_row_is_refused_by_name_not_played_as_another(m
     import quatro_env.bots.batched as rows
 
     monkeypatch.setattr(rows, "KINDS", tuple(k for k in rows.KINDS if k != "shout"))
-    with pytest.raises(ValueError, match=r"no batched version of \['shout'\]"):
+    with pytest.raises(ValueError, match="no batched version of shout"):
         QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="shout")
 
 
@@ -123,3 +123,36 @@ def test_bot_seats_take_a_bots_options_and_refuse_a_bad_one_by_name():
             QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy=policy)
     with pytest.raises(ValueError, match="no batched version of counter with {'threshold': 0.6}"):
         QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy="counter:threshold=0.6")
+
+
+@pytest.mark.parametrize(
+    ("policy", "row"),
+    [
+        ("cover:split=false", "cover"),  # an option at its default is no option
+        ("cover:partner_delay=0,beat=true", "cover"),
+        ("cover:split=True", "cover:split=true"),
+        ("cover:beat=true,split=true", "cover:split=true"),
+        ("cover:beat=False", "cover:beat=false"),
+        ("random:", "random"),
+    ],
+)
+def test_a_bots_options_find_their_row_however_spelled(policy, row):
+    """``bot_policy`` names the same bot however its options are written, in the vector env as in the
+    ParallelEnv: the compiled row of the options that differ from the bot's defaults."""
+    from quatro_env.bots.batched import KINDS, BatchedBots
+    from quatro_env.quatro.bots import batched_kind
+
+    assert batched_kind(policy) == row
+    vec = QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1, 3), bot_policy=policy)
+    if vec._bots is not None:  # idle, random and random_caller are played on the device
+        assert KINDS[vec._bot_kind] == row
+        assert vec._bot_kind == BatchedBots.kind_ids([row])[0]
+
+
+def test_options_without_a_row_are_refused_naming_the_options_that_differ():
+    from quatro_env.quatro.bots import batched_kind
+
+    with pytest.raises(ValueError, match="no batched version of cover with {'partner_delay': 4}"):
+        batched_kind("cover:split=false,partner_delay=4")
+    with pytest.raises(ValueError, match="no batched version of cover with {'partner_delay': 4}"):
+        QuatroVectorEnv(num_tables=2, num_players=4, bot_seats=(1,), bot_policy="cover:partner_delay=4")

@@ -65,6 +65,19 @@ def test_the_same_seed_gives_the_same_matches_and_another_seed_others():
     assert outcome(3) != outcome(4)
 
 
+def test_a_line_up_names_a_bots_options_as_the_harness_does():
+    """``cover:split=True`` is the split cover and ``cover:split=false`` the plain one, as the harness
+    reads them (quatro.bots.batched_kind): the same matches as the row's own name."""
+
+    def outcome(policy):
+        out = play_lineup([policy, "counter"], matches=30, config=SHORT, seed=5)
+        return out["wins"], out["ticks"]
+
+    assert outcome("cover:split=True") == outcome("cover:split=true")
+    assert outcome("cover:split=false") == outcome("cover")
+    assert outcome("cover:split=true") != outcome("cover")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
