@@ -29,12 +29,11 @@ sys.path.insert(0, str(ROOT))
 from quatro_env.eval import cross_play, to_markdown, write_json  # noqa: E402
 from quatro_env.eval.batch_play import batch_cross_play  # noqa: E402
 from quatro_env.eval.plots import write_plots  # noqa: E402
-from quatro_env.eval.report import batch_cross_play_lines  # noqa: E402
+from quatro_env.eval.report import batch_cross_play_lines, write_doc_section  # noqa: E402
 
 BOTS = ["random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter"]
 CONFIG = {"num_players": 4, "points_to_win": 5, "round_seconds": 180.0}  # the rules' values (Q10, Q24)
 MAX_ROUNDS = 12
-BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 
 
 def checks(report: dict) -> list[tuple[bool, str]]:
@@ -138,13 +137,8 @@ def main() -> int:
     text = "\n".join(body) + "\n"
     (args.out / "ladder.md").write_text(text)
     print(text)
-    if not args.no_doc and args.doc.exists():
-        doc = args.doc.read_text()
-        if BEGIN in doc and END in doc:
-            head, rest = doc.split(BEGIN, 1)
-            _, tail = rest.split(END, 1)
-            args.doc.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
-            print(f"updated {args.doc.relative_to(ROOT)}")
+    if not args.no_doc and write_doc_section(args.doc, "ladder", text):
+        print(f"updated {args.doc.relative_to(ROOT)}")
     return 0 if all(ok for ok, _ in results) else 1
 
 

@@ -133,7 +133,7 @@ def main() -> None:
 
 def write_outputs(done: dict) -> None:
     from quatro_env.eval.plots import secrecy_frontier
-    from quatro_env.eval.report import exploit_calls_table, secrecy_table
+    from quatro_env.eval.report import exploit_calls_table, secrecy_table, write_doc_section
 
     exploit = {}
     for f in sorted(OUT.glob("exploit_*.json")):
@@ -143,13 +143,7 @@ def write_outputs(done: dict) -> None:
     table = secrecy_table(done["rows"], exploit) + f"\n\n{CALLS_INTRO}\n\n{calls}"
     (OUT / "secrecy.md").write_text(table + "\n")
     secrecy_frontier(done["rows"], exploit, OUT / "frontier.png")
-    # the copy of the table in docs/evaluation.md, between its markers
-    doc = OUT.parents[1] / "evaluation.md"
-    text = doc.read_text()
-    begin, end = "<!-- secrecy:begin -->\n", "<!-- secrecy:end -->"
-    if begin in text and end in text:
-        head, rest = text.split(begin, 1)
-        doc.write_text(head + begin + table + "\n" + end + rest.split(end, 1)[1])
+    write_doc_section(OUT.parents[1] / "evaluation.md", "secrecy", table)  # the table's copy there
 
 
 if __name__ == "__main__":

@@ -26,6 +26,19 @@ def write_json(report: dict[str, Any], path: str | Path) -> Path:
     return path
 
 
+def write_doc_section(doc: str | Path, name: str, text: str) -> bool:
+    """Replace what lies between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` in ``doc`` with
+    ``text``: how a script keeps its table's copy in a docs page current. False (nothing written) when
+    the page or either marker is missing."""
+    doc, begin, end = Path(doc), f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    page = doc.read_text() if doc.exists() else ""
+    if begin not in page or end not in page:
+        return False
+    head, rest = page.split(begin, 1)
+    doc.write_text(f"{head}{begin}\n{text.rstrip()}\n{end}{rest.split(end, 1)[1]}")
+    return True
+
+
 def _f(x: float | None, nd: int = 2) -> str:
     return "—" if x is None else f"{x:.{nd}f}"
 
