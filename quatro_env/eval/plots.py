@@ -214,6 +214,52 @@ def secrecy_frontier(
     return _save(plt, fig, path, rect=(0, 0.04 + 0.028 * legend_rows, 1, 1))
 
 
+def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:
+    """Each policy's best response trained with several seeds (dots; ``scripts/exploit_spread.py``)
+    beside the recorded run (a square with its 95 % Wilson interval, which covers its final matches
+    only): how much of an exploitability figure is the response's own training."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.2, 0.42 * len(rows) + 1.6))
+    for y, r in enumerate(rows):
+        rec, first = r["recorded"], y == 0
+        lo, hi = rec["win_ci95"]
+        ax.errorbar(
+            rec["win_rate"],
+            y - 0.15,
+            xerr=[[rec["win_rate"] - lo], [hi - rec["win_rate"]]],
+            fmt="s",
+            color="grey",
+            capsize=3,
+            label="recorded run (95% Wilson CI)" if first else None,
+        )
+        seeds = list(r["seeds"].values())
+        ax.plot(
+            seeds,
+            [y + 0.15] * len(seeds),
+            "o",
+            color="#4c72b0",
+            alpha=0.75,
+            label="one seed" if first else None,
+        )
+        ax.plot(
+            [r["mean"]],
+            [y + 0.15],
+            "|",
+            color="black",
+            ms=12,
+            mew=2,
+            label="mean of the seeds" if first else None,
+        )
+    ax.set_yticks(range(len(rows)), [r["policy"] for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.02)
+    ax.grid(axis="x", lw=0.4, alpha=0.5)
+    ax.set_xlabel("best response's win rate against the policy (300 final matches a run)")
+    ax.set_title("exploitability over the response's training seeds", fontsize=9)
+    fig.legend(fontsize=7, loc="lower center", ncol=3, frameon=False)  # below: inside, it hid points
+    return _save(plt, fig, path, rect=(0, 0.05, 1, 1))
+
+
 def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
     """The best response's win rate against the frozen policy over its training agent-steps."""
     plt = _plt()
