@@ -172,7 +172,7 @@ def _seats(policies: Sequence[str], seat_slot: np.ndarray, n: int, seed: int):
     :class:`CheckpointSeats` per checkpoint of the line-up."""
     path = checkpoint_paths(policies)
     checkpoints = list(path)
-    rows = {k: bot_row(p) for k, p in enumerate(policies) if bot_row(p) is not None}
+    rows = {k: row for k, p in enumerate(policies) if (row := bot_row(p)) is not None}
     slot_kind = np.full(len(policies), NO_BOT, np.int64)
     slot_kind[list(rows)] = BatchedBots.kind_ids(list(rows.values()))
     kinds = slot_kind[seat_slot]
