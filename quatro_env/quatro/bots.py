@@ -92,7 +92,9 @@ def batched_kind(text: str) -> str:
     explicit = {k: v for k, v in options.items() if v != _default(BOT_POLICIES[name], k)}
     found = [kind for kind, row in VARIANTS.items() if row == (name, explicit)] if explicit else [name]
     if not found or found[0] not in KINDS:
-        raise ValueError(f"no batched version of {name} with {explicit}; with options: {list(VARIANTS)}")
+        raise ValueError(
+            f"no batched version of {name} with {explicit}; the options with a row: {list(VARIANTS)}"
+        )
     return found[0]
 
 
