@@ -132,6 +132,8 @@ def main() -> None:
 
 
 def write_outputs(done: dict) -> None:
+    from exploit_spread import spread_rows
+
     from quatro_env.eval.plots import secrecy_frontier
     from quatro_env.eval.report import exploit_calls_table, secrecy_table, write_doc_section
 
@@ -139,6 +141,10 @@ def write_outputs(done: dict) -> None:
     for f in sorted(OUT.glob("exploit_*.json")):
         e = json.loads(f.read_text())
         exploit[e["policy"]] = e
+    for row in spread_rows():  # the responses trained again with other seeds
+        others = [rate for seed, rate in row["seeds"].items() if seed != row["recorded_seed"]]
+        if others and row["policy"] in exploit:
+            exploit[row["policy"]]["retrained"] = others
     calls = exploit_calls_table([r["policy"] for r in done["rows"]], exploit)
     table = secrecy_table(done["rows"], exploit) + f"\n\n{CALLS_INTRO}\n\n{calls}"
     (OUT / "secrecy.md").write_text(table + "\n")

@@ -318,13 +318,17 @@ def _point_split(e: dict[str, Any]) -> str:
 
 
 def _best_response_notes(e: dict[str, Any]) -> str:
-    """Where the best response started, unless from the policy's own weights (the curve's 0.5), and
-    its draws and the batched engine's matches where the run recorded them."""
+    """Where the best response started, unless from the policy's own weights (the curve's 0.5), its
+    draws and the batched engine's matches where the run recorded them, and the range of the win rates
+    of responses trained with other seeds (``retrained``: ``scripts/exploit_spread.py``)."""
     notes = [] if e.get("init", "policy") == "policy" else [f"from {e['init']}"]
     if e.get("draws") is not None:
         notes.append(f"{e['draws']} of {e['matches']} drawn")
     if e.get("matches_on") == "batched":
         notes.append("batched matches")
+    if e.get("retrained"):
+        rates = e["retrained"]
+        notes.append(f"{len(rates)} other seeds {min(rates):.2f}–{max(rates):.2f}")
     return f" ({'; '.join(notes)})" if notes else ""
 
 

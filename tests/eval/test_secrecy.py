@@ -502,6 +502,10 @@ def test_the_secrecy_table_names_each_decoders_chosen_view():
     exploit["counted"] |= {"draws": 120, "matches": 300, "matches_on": "batched"}
     cell = secrecy_table(rows, exploit).splitlines()[5].split("|")[-2].strip()
     assert cell == "0.40 [0.35, 0.46] (from ppo_4p; 120 of 300 drawn; batched matches)"
+    # responses trained with other seeds (scripts/exploit_spread.py) give the range of their figures
+    exploit["chosen"]["retrained"] = [0.55, 0.71, 0.6]
+    cell = secrecy_table(rows, exploit).splitlines()[3].split("|")[-2].strip()
+    assert cell == "0.62 [0.57, 0.68] (3 other seeds 0.55–0.71)"
 
 
 def test_the_exploit_calls_table_splits_a_4_player_responses_points_by_where_they_came_from():
