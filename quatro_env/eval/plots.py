@@ -254,7 +254,9 @@ def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlim(0, 1.02)
     ax.grid(axis="x", lw=0.4, alpha=0.5)
-    ax.set_xlabel("best response's win rate against the policy (300 final matches a run)")
+    ax.set_xlabel(
+        f"best response's win rate against the policy ({rows[0]['recorded']['matches']} final matches a run)"
+    )
     ax.set_title("exploitability over the response's training seeds", fontsize=9)
     fig.legend(fontsize=7, loc="lower center", ncol=3, frameon=False)  # below: inside, it hid points
     return _save(plt, fig, path, rect=(0, 0.05, 1, 1))
