@@ -53,13 +53,24 @@ class Stage(BaseModel):
 
 
 def _known_bots(names: tuple[str, ...], field: str) -> tuple[str, ...]:
-    """Training bots: the ones the trainer plays batched (quatro_env.bots.batched.KINDS)."""
+    """Training bots: the rows the trainer plays batched (quatro_env.bots.batched.KINDS), each given
+    under its row's name however its options are spelled (``cover:split=True`` is the row
+    ``cover:split=true``, ``cover:split=false`` is ``cover``), as every other bot line-up takes them."""
     from quatro_env.bots.batched import KINDS
+    from quatro_env.quatro.bots import batched_kind
 
-    unknown = [name for name in names if name not in KINDS]
-    if unknown or not names:
-        raise ValueError(f"{field}: unknown training bot(s) {unknown or names}; choose among {sorted(KINDS)}")
-    return names
+    if not names:
+        raise ValueError(f"{field}: give at least one training bot; choose among {list(KINDS)}")
+    unknown = [name for name in names if name.partition(":")[0] not in KINDS]
+    if unknown:
+        raise ValueError(f"{field}: unknown training bot(s) {unknown}; choose among {list(KINDS)}")
+    rows = []
+    for name in names:
+        try:
+            rows.append(batched_kind(name))
+        except ValueError as exc:  # an option that is not the bot's, or has no compiled row
+            raise ValueError(f"{field}: {one_line_error(exc)}") from None
+    return tuple(rows)
 
 
 def _known_policies(names: tuple[str, ...], field: str) -> tuple[str, ...]:

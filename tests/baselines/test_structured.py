@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
 
-from baselines.config import TrainConfig, load_config
+from baselines.config import Stage, TrainConfig, load_config
 from baselines.features import PAIR_DIM, ObsFeatures
 from baselines.networks import StructuredActorCritic, build_model
 from baselines.ppo import VS_BOTS, PPOTrainer
@@ -142,6 +144,31 @@ def test_opponent_config_errors_name_the_field():
         TrainConfig(**base, arch="transformer")
     with pytest.raises(ValueError, match="arch"):
         build_model("transformer", 10, 5, 8, 8)
+
+
+def test_training_bots_take_any_spelling_of_a_row_and_keep_its_name():
+    """bot_opponents / bot_partners name a compiled row however its options are spelled, as the vector
+    env and the eval line-ups do; the config keeps the row's own name (what the trainer looks up)."""
+    from quatro_env.bots.batched import KINDS
+
+    base = {"env": {"num_players": 4}, "num_envs": 8, "num_minibatches": 2}
+    spelled = ["cover:split=True", "cover:split=false", "cover:beat=true,split=true", "cover:beat=False"]
+    cfg = TrainConfig(**base, bot_opponents=spelled, bot_partners=["honest", "cover:split=TRUE"])
+    assert cfg.bot_opponents == ("cover:split=true", "cover", "cover:split=true", "cover:beat=false")
+    assert cfg.bot_partners == ("honest", "cover:split=true")
+    assert TrainConfig(**base, bot_opponents=list(KINDS)).bot_opponents == KINDS  # a row's name is itself
+    stage = Stage(until_agent_steps=8, bot_opponents=["cover:split=True"])
+    assert stage.bot_opponents == ("cover:split=true",)
+    refusals = {
+        "counter:threshold=0.6": "no batched version of counter with {'threshold': 0.6}",
+        "cover:splt=true": "cover has no parameter 'splt'",
+        "cover:split=1": "split must be bool",
+        "ppo_4p": "unknown training bot",
+    }
+    for name, message in refusals.items():
+        with pytest.raises(ValueError, match=re.escape(message)) as err:
+            TrainConfig(**base, bot_partners=[name])
+        assert "bot_partners" in str(err.value)
 
 
 def test_periodic_evaluation_goes_through_the_harness(tmp_path):
