@@ -217,7 +217,8 @@ def secrecy_frontier(
 def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:
     """Each policy's best response trained with several seeds (dots; ``scripts/exploit_spread.py``)
     beside the recorded run (a square with its 95 % Wilson interval, which covers its final matches
-    only): how much of an exploitability figure is the response's own training."""
+    only): how much of an exploitability figure is the response's own training. A dotted tick marks
+    chance (``row["chance"]``: 1/2 at 4 players, 1/3 at 6)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.2, 0.42 * len(rows) + 1.6))
     for y, r in enumerate(rows):
@@ -231,6 +232,14 @@ def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:
             color="grey",
             capsize=3,
             label="recorded run (95% Wilson CI)" if first else None,
+        )
+        ax.plot(
+            [r["chance"]] * 2,
+            [y - 0.4, y + 0.4],
+            ":",
+            color="black",
+            lw=1,
+            label="chance (one team's share)" if first else None,
         )
         seeds = list(r["seeds"].values())
         ax.plot(
@@ -258,7 +267,7 @@ def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:
         f"best response's win rate against the policy ({rows[0]['recorded']['matches']} final matches a run)"
     )
     ax.set_title("exploitability over the response's training seeds", fontsize=9)
-    fig.legend(fontsize=7, loc="lower center", ncol=3, frameon=False)  # below: inside, it hid points
+    fig.legend(fontsize=7, loc="lower center", ncol=4, frameon=False)  # below: inside, it hid points
     return _save(plt, fig, path, rect=(0, 0.05, 1, 1))
 
 
