@@ -10,7 +10,8 @@ observations, masks, rewards, terminations, truncations and scores, and that eac
 exactly the same number of random values.
 
 Run long: ``QUATRO_DIFF_TICKS=20000 pytest -m slow tests/batched -s`` or
-``python -m tests.batched.differential --ticks 20000``.
+``python -m tests.batched.differential --ticks 20000``; over random configs (``random_config``):
+``python -m tests.batched.differential --random-configs 1000 --envs 12 --ticks 400``.
 """
 
 from __future__ import annotations
@@ -205,6 +206,52 @@ def configs(n: int) -> dict[str, dict]:
     }
 
 
+def random_config(seed: int) -> tuple[int, dict]:
+    """A player count and a config drawn from ``seed`` over every option of ``QuatroConfig`` the engine
+    reads: each duration 1–``hi`` ticks (on the tick or between two: Q6's rounding up), several tick
+    lengths, every switch, 1–3 points, 1–5 rounds, any set of bot seats (Q22), random and scheduled
+    (dis)connections (Q23). The fixed configs above hold the source's values; these reach the corners
+    (a one-tick sign phase, pulse or vote window; a match of one point)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([4, 6, 8]))
+    dt = float(rng.choice([0.25, 0.3, 0.5, 1.0]))
+
+    def seconds(hi: int) -> float:
+        ticks = int(rng.integers(1, hi + 1))
+        return round(ticks * dt if rng.random() < 0.7 else (ticks - rng.uniform(0.05, 0.95)) * dt, 4)
+
+    cfg: dict = dict(
+        tick_seconds=dt,
+        sign_phase_seconds=seconds(8),
+        round_seconds=seconds(60),
+        pause_seconds=seconds(8),
+        exchange_cooldown_seconds=seconds(6),
+        floor_cooldown_seconds=seconds(6),
+        pulse_seconds=seconds(6),
+        reminder_window_seconds=seconds(5),
+        vote_window_seconds=seconds(8),
+        vote_interval_seconds=seconds(10),
+        points_to_win=int(rng.integers(1, 4)),
+        max_rounds=int(rng.integers(1, 6)),
+        own_quartet_guard=str(rng.choice(["confirm", "off"])),
+        reveal_signs=bool(rng.random() < 0.5),
+        episode=str(rng.choice(["match", "round"])),
+        reward_mode=str(rng.choice(["zero_sum", "team_points"])),
+        bot_seats=tuple(sorted(int(s) for s in rng.choice(n, size=int(rng.integers(0, n)), replace=False))),
+    )
+    if rng.random() < 0.6:
+        cfg.update(
+            disconnect_prob=float(rng.choice([0.0, 0.01, 0.05, 0.3])),
+            reconnect_prob=float(rng.choice([0.0, 0.1, 0.5, 1.0])),
+        )
+    if rng.random() < 0.5:
+        cfg["disconnect_schedule"] = tuple(
+            (int(rng.integers(0, 60)), int(rng.integers(0, n)), bool(rng.random() < 0.5))
+            for _ in range(int(rng.integers(1, 6)))
+        )
+    return n, cfg
+
+
 # ---------------------------------------------------------------------------- the run
 def _field_name(offsets: dict[str, int], j: int) -> str:
     best = max((off, name) for name, off in offsets.items() if off <= j)
@@ -242,7 +289,7 @@ def _events_to_counts(events, engine, counts: Counter) -> None:
 
 def run(
     n: int,
-    config_name: str,
+    config_name: str | dict,
     num_envs: int,
     ticks: int,
     seed: int = 0,
@@ -250,9 +297,11 @@ def run(
     counts: Counter | None = None,
     backend: str = "auto",
 ) -> Counter:
-    """Run ``ticks`` ticks on ``num_envs`` tables side by side; returns rule-firing counts."""
+    """Run ``ticks`` ticks on ``num_envs`` tables side by side; returns rule-firing counts.
+
+    ``config_name``: one of :func:`configs`, or the config's keyword arguments themselves."""
     counts = Counter() if counts is None else counts
-    cfg = configs(n)[config_name]
+    cfg = configs(n)[config_name] if isinstance(config_name, str) else dict(config_name, num_players=n)
     batched = BatchedQuatroEngine(
         num_envs,
         device=device,
@@ -379,7 +428,24 @@ def main() -> None:  # pragma: no cover - command line
     p.add_argument("--players", default="4,6,8")
     p.add_argument("--configs", default="short,odd,default")
     p.add_argument("--backend", default="auto", help="auto, numba (CPU loops) or cuda (GPU kernels)")
+    p.add_argument(
+        "--random-configs",
+        type=int,
+        default=0,
+        help="instead: this many configs drawn by random_config(seed), seeds first-seed onwards, "
+        "each --envs tables for --ticks ticks",
+    )
     args = p.parse_args()
+    if args.random_configs:
+        counts, t0 = Counter(), time.time()
+        for seed in range(args.first_seed, args.first_seed + args.random_configs):
+            n, cfg = random_config(seed)
+            run(n, cfg, args.envs, args.ticks, seed, args.device, counts, args.backend)
+            print(f"config {seed}: {n} players {cfg}: identical", flush=True)
+        took = time.time() - t0
+        print(f"== {args.random_configs} configs: {counts['ticks']} table-ticks identical ({took:.0f} s)")
+        print(summarize(counts))
+        return
     for n in map(int, args.players.split(",")):
         counts: Counter = Counter()
         t0 = time.time()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -29,6 +30,33 @@ def test_differential_ci(n, backend):
     assert counts["ticks"] == 3 * 16 * 90
     for rule in ("exchange", "exchange_rejected", "floor_taken", "pulse", "reshuffle", "round_started"):
         assert counts[rule] > 0, rule
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_differential_on_random_configs(seed):
+    """The engine matches the reference on configs drawn over every option (``random_config``: one-tick
+    phases, one-point matches, any bot seats, Q23 (dis)connections), not only on the three above.
+    A fuzz run walks more: ``python -m tests.batched.differential --random-configs 1000``."""
+    n, cfg = differential.random_config(seed)
+    counts = differential.run(n, cfg, num_envs=8, ticks=150, seed=seed)
+    assert counts["ticks"] == 8 * 150
+
+
+def test_random_configs_reach_every_option():
+    """The generator is worth its runs: within the seeds the test walks and a few more, every player
+    count, switch and corner (one-tick durations, off-tick seconds, one point, bots) is drawn."""
+    drawn = [differential.random_config(seed) for seed in range(40)]
+    cfgs = [c for _, c in drawn]
+    assert {n for n, _ in drawn} == {4, 6, 8}
+    for key in ("own_quartet_guard", "reveal_signs", "episode", "reward_mode"):
+        assert len({c[key] for c in cfgs}) == 2, key
+    assert {c["points_to_win"] for c in cfgs} == {1, 2, 3}
+    assert any(c["sign_phase_seconds"] == c["tick_seconds"] for c in cfgs)  # a one-tick sign phase
+    assert any(c["pulse_seconds"] == c["tick_seconds"] for c in cfgs)
+    off_tick = [Fraction(str(c["round_seconds"])) % Fraction(str(c["tick_seconds"])) != 0 for c in cfgs]
+    assert any(off_tick) and not all(off_tick)  # seconds between two ticks (Q6's rounding up), and on one
+    assert any(c["bot_seats"] for c in cfgs) and any(not c["bot_seats"] for c in cfgs)
+    assert any(c.get("disconnect_prob") for c in cfgs) and any(c.get("disconnect_schedule") for c in cfgs)
 
 
 @pytest.mark.slow
