@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from quatro_env import parallel_env
 from quatro_env.quatro import ActionKind, Phase
 from quatro_env.quatro.cards import deck_size
+from tests.random_configs import random_config
 
 FAST = dict(
     round_seconds=20,
@@ -89,6 +90,40 @@ def test_invariants_under_random_legal_play(num_players, seed, call_rate, discon
             assert abs(sum(rewards.values())) < 1e-9
         assert ticks < 50_000
     assert engine.match_over or engine.rounds_completed >= 6, "the episode ends by a win or truncation"
+
+
+@settings(max_examples=12, deadline=None)
+@given(config_seed=st.integers(0, 2**31 - 1), call_rate=st.sampled_from([0.002, 0.02]))
+def test_invariants_on_random_configs(config_seed, call_rate):
+    """The same invariants on configs drawn over every option (``tests/random_configs.py``): one-tick
+    phases and cooldowns, one-point matches, bot seats, scheduled and random (dis)connections."""
+    num_players, config = random_config(config_seed)
+    env = parallel_env(num_players=num_players, **config)
+    rng = np.random.default_rng(config_seed)
+    obs, _ = env.reset(seed=config_seed)
+    space = env.observation_space(env.possible_agents[0])
+    engine = env.engine
+    scores = list(engine.scores)
+    ticks = 0
+    while env.agents:
+        if ticks % 5 == 0:
+            check_mask_is_legality(env)
+        acts = {a: biased_action(rng, o["action_mask"], env.codec, call_rate) for a, o in obs.items()}
+        obs, rewards, _, _, _ = env.step(acts)
+        ticks += 1
+        for o in obs.values():
+            assert space.contains(o)
+        if engine.phase in (Phase.PLAY, Phase.PAUSE) or (engine.phase == Phase.OVER and engine.hands[0]):
+            cards = sorted([c for h in engine.hands for c in h] + engine.center)
+            assert cards == list(range(deck_size(num_players))), "Q3: every card exactly once"
+        assert all(new >= old for new, old in zip(engine.scores, scores, strict=True)), "Q24"
+        scores = list(engine.scores)
+        if config["reward_mode"] == "zero_sum" and not config["bot_seats"]:  # bots share it unseen
+            assert abs(sum(rewards.values())) < 1e-9
+        assert ticks < 50_000
+    assert (
+        engine.match_over or engine.rounds_completed >= config["max_rounds"] or config["episode"] == "round"
+    )
 
 
 def _hidden_variant(num_players: int, seed: int, observer: int):

@@ -12,6 +12,7 @@ import torch
 
 from quatro_env.batched import BatchedQuatroEngine, QuatroVectorEnv
 from tests.batched import differential
+from tests.random_configs import random_config
 
 PLAYERS = (4, 6, 8)
 CONFIGS = ("short", "odd", "default")
@@ -34,10 +35,10 @@ def test_differential_ci(n, backend):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_differential_on_random_configs(seed):
-    """The engine matches the reference on configs drawn over every option (``random_config``: one-tick
-    phases, one-point matches, any bot seats, Q23 (dis)connections), not only on the three above.
+    """The engine matches the reference on configs drawn over every option (``tests/random_configs.py``:
+    one-tick phases, one-point matches, any bot seats, Q23 (dis)connections), not only on the three above.
     A fuzz run walks more: ``python -m tests.batched.differential --random-configs 1000``."""
-    n, cfg = differential.random_config(seed)
+    n, cfg = random_config(seed)
     counts = differential.run(n, cfg, num_envs=8, ticks=150, seed=seed)
     assert counts["ticks"] == 8 * 150
 
@@ -45,7 +46,7 @@ def test_differential_on_random_configs(seed):
 def test_random_configs_reach_every_option():
     """The generator is worth its runs: within the seeds the test walks and a few more, every player
     count, switch and corner (one-tick durations, off-tick seconds, one point, bots) is drawn."""
-    drawn = [differential.random_config(seed) for seed in range(40)]
+    drawn = [random_config(seed) for seed in range(40)]
     cfgs = [c for _, c in drawn]
     assert {n for n, _ in drawn} == {4, 6, 8}
     for key in ("own_quartet_guard", "reveal_signs", "episode", "reward_mode"):
