@@ -17,14 +17,17 @@ import torch
 from quatro_env.batched import BatchedQuatroEngine, schema
 from quatro_env.batched.schema import TABLE_STATE
 from tests.batched import differential
+from tests.random_configs import random_config
 
 
-def side_by_side(n: int, num_envs: int, ticks: int, device: str) -> None:
-    """The CUDA kernels and the CPU loops, step by step, every configuration: sampled and biased actions,
-    outputs, info, every state and event tensor, recorded draws, final views."""
+def side_by_side(n: int, num_envs: int, ticks: int, device: str, configs: dict | None = None) -> None:
+    """The CUDA kernels and the CPU loops, step by step, every configuration (``configs``: name -> the
+    config's keywords; the differential's three by default): sampled and biased actions, outputs, info,
+    every state and event tensor, recorded draws, final views."""
     fields = (*TABLE_STATE, *(f.name for f in schema.EVENTS))
-    for name, cfg in differential.configs(n).items():
-        kw = dict(cfg, seed=3 * n, keep_final=True, record_draws=True, illegal_action="noop")
+    configs = differential.configs(n) if configs is None else configs
+    for name, cfg in configs.items():
+        kw = dict(cfg, num_players=n, seed=3 * n, keep_final=True, record_draws=True, illegal_action="noop")
         gpu = BatchedQuatroEngine(num_envs, backend="cuda", device=device, **kw)
         cpu = BatchedQuatroEngine(num_envs, backend="numba", **kw)
         g = torch.Generator().manual_seed(n)
@@ -68,6 +71,14 @@ def main() -> None:
     p.add_argument("--device", default="cpu", help="cpu (under NUMBA_ENABLE_CUDASIM=1) or cuda")
     p.add_argument("--envs", type=int, default=4)
     p.add_argument("--ticks", type=int, default=60)
+    p.add_argument(
+        "--random-configs",
+        type=int,
+        default=0,
+        help="then this many configs of tests/random_configs.py (seeds --first-seed onwards), each "
+        "against the reference and side by side with the CPU loops",
+    )
+    p.add_argument("--first-seed", type=int, default=0)
     args = p.parse_args()
     start = time.perf_counter()
     for n in (4, 6, 8):
@@ -88,6 +99,11 @@ def main() -> None:
             f"{n} players: {counts['ticks']} table-ticks identical to the reference; "
             f"rules fired: {sum(v > 0 for k, v in counts.items() if k != 'ticks')}"
         )
+    for seed in range(args.first_seed, args.first_seed + args.random_configs):
+        n, cfg = random_config(seed)
+        counts = differential.run(n, cfg, args.envs, args.ticks, seed, args.device, backend="cuda")
+        side_by_side(n, args.envs, args.ticks, args.device, {f"random config {seed}": cfg})
+        print(f"random config {seed} ({n} players): {counts['ticks']} table-ticks identical to the reference")
     print(f"cuda kernels: all identical in {time.perf_counter() - start:.1f} s")
 
 

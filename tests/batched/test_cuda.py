@@ -17,6 +17,7 @@ import torch
 
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.batched.engine import numba_available
+from tests.random_configs import random_config
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed")
@@ -39,10 +40,14 @@ def _check(*args: str, simulator: bool) -> str:
 @needs_numba
 def test_cuda_kernels_match_reference_under_simulator():
     """Every configuration and player count against the reference engine, and step by step against the
-    CPU loops (actions sampled, outputs, recorded draws, final views): identical."""
-    out = _check("--envs", "4", "--ticks", "60", simulator=True)
+    CPU loops (actions sampled, outputs, recorded draws, final views): identical. Two configs of
+    ``tests/random_configs.py`` reach the corners (one-tick phases, bot seats, one-point matches)."""
+    out = _check("--envs", "4", "--ticks", "60", "--random-configs", "2", simulator=True)
     for n in (4, 6, 8):
         assert f"{n} players: 720 table-ticks identical to the reference" in out
+    for seed in (0, 1):
+        n, _ = random_config(seed)
+        assert f"random config {seed} ({n} players): 240 table-ticks identical to the reference" in out
     assert "cuda kernels: all identical" in out
 
 
