@@ -56,8 +56,10 @@ def test_cuda_kernels_match_reference_under_simulator():
     not torch.cuda.is_available(), reason="no GPU here (the simulator test covers the kernels)"
 )
 def test_cuda_kernels_match_reference_on_gpu():
-    out = _check("--device", "cuda", "--envs", "64", "--ticks", "200", simulator=False)
+    args = ("--device", "cuda", "--envs", "64", "--ticks", "200", "--random-configs", "8")
+    out = _check(*args, simulator=False)
     assert "cuda kernels: all identical" in out
+    assert out.count("table-ticks identical to the reference") == 3 + 8
 
 
 @needs_numba
