@@ -20,6 +20,7 @@ import torch
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.bots.batched import KINDS, VARIANTS, BatchedBots, SlotRng, num_draws
 from quatro_env.quatro.bots import BOT_POLICIES
+from tests.random_configs import random_config
 
 
 def play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: int, seed: int, **env) -> dict:
@@ -76,16 +77,12 @@ def numpy_bot(name: str, num_players: int):
 
 
 def random_lineup(seed: int) -> tuple[int, list[str], dict]:
-    """A player count, a bot per seat from the whole batched ladder and an engine config, from ``seed``:
-    short or long rounds, and now and then random (dis)connections (Q23) or round episodes."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.choice([4, 6, 8]))
+    """A player count and an engine config from ``seed`` (``tests/random_configs.py``: every option, its
+    corners included: one-tick pulses and cooldowns, round episodes, Q23 (dis)connections), and a bot
+    per seat from the whole batched ladder."""
+    n, config = random_config(seed)
+    rng = np.random.default_rng([seed, 0xB07])
     lineup = [str(name) for name in rng.choice(sorted(KINDS), size=n)]
-    config: dict = {"round_seconds": float(rng.choice([12, 30, 60])), "sign_phase_seconds": 1.0}
-    if rng.random() < 0.3:
-        config.update(disconnect_prob=0.01, reconnect_prob=0.2)
-    if rng.random() < 0.3:
-        config.update(episode="round")
     return n, lineup, config
 
 
