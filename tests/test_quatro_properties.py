@@ -139,11 +139,27 @@ def _hidden_variant(num_players: int, seed: int, observer: int):
 def test_observation_ignores_hidden_information(num_players, seed, observer):
     """Q28: changing other hands and other teams' signs changes nothing in an agent's observation,
     while the public history is the same (others only use the channel; the observer also exchanges)."""
-    observer %= num_players
+    assert_hidden_information_ignored(num_players, seed, observer % num_players, FAST)
+
+
+@settings(max_examples=10, deadline=None)
+@given(config_seed=st.integers(0, 2**31 - 1), observer=st.integers(0, 7))
+def test_observation_ignores_hidden_information_on_random_configs(config_seed, observer):
+    """Q28 on configs drawn over every option (``tests/random_configs.py``): one-tick pulses and
+    cooldowns, revealed signs, guard off, scheduled and random (dis)connections. Without bot seats: a
+    bot reads its own hand, so its play would differ between the two worlds, as a player's would."""
+    num_players, config = random_config(config_seed)
+    config = dict(config, bot_seats=())
+    assert_hidden_information_ignored(num_players, config_seed, observer % num_players, config)
+
+
+def assert_hidden_information_ignored(num_players: int, seed: int, observer: int, config: dict) -> None:
+    """Two worlds that differ only in what ``observer`` cannot see, played alike until the round's end:
+    the observer's observation and mask must be equal at every tick."""
     worlds = _hidden_variant(num_players, seed, observer)
     envs, first = [], []
     for hands, center, signs in worlds:
-        env = parallel_env(num_players=num_players, **FAST)
+        env = parallel_env(num_players=num_players, **config)
         position = {
             "phase": "play",
             "hands": [[c // 4 for c in h] for h in hands],
