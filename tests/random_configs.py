@@ -1,8 +1,8 @@
 """Quatro configs drawn at random over every option the engines read, for the tests that must hold on
 any config, not only on the source's defaults: the batched engine against the reference
 (``tests/batched/differential.py``; its CUDA kernels in ``cuda_sim_check.py``), the reference engine's
-invariants (``tests/test_quatro_properties.py``) and the batched bots against the numpy bots
-(``tests/baselines/bots_differential.py``).
+invariants and its hidden-information test (``tests/test_quatro_properties.py``), and the batched bots
+against the numpy bots (``tests/baselines/bots_differential.py``).
 """
 
 from __future__ import annotations
