@@ -244,7 +244,7 @@ def _events_to_counts(events, engine, counts: Counter) -> None:
 
 def run(
     n: int,
-    config_name: str | dict,
+    config: str | dict,
     num_envs: int,
     ticks: int,
     seed: int = 0,
@@ -254,9 +254,9 @@ def run(
 ) -> Counter:
     """Run ``ticks`` ticks on ``num_envs`` tables side by side; returns rule-firing counts.
 
-    ``config_name``: one of :func:`configs`, or the config's keyword arguments themselves."""
+    ``config``: the name of one of :func:`configs`, or the config's keyword arguments themselves."""
     counts = Counter() if counts is None else counts
-    cfg = configs(n)[config_name] if isinstance(config_name, str) else dict(config_name, num_players=n)
+    cfg = configs(n)[config] if isinstance(config, str) else dict(config, num_players=n)
     batched = BatchedQuatroEngine(
         num_envs,
         device=device,
