@@ -50,6 +50,7 @@ class ObservationLayout:
             ("known_holds", (n, c), 1, "public record proves relative player r holds card c"),
             ("known_lacks", (n, c), 1, "public record proves relative player r does not hold card c"),
             ("min_family_count", (n, k), MEMBERS - 1, "public record proves r holds >= m cards of family f"),
+            ("dealer", (n,), 1, "one-hot: relative player who dealt (K2; all 0 in a scripted position)"),
         ]
         if config.raw_history:
             specs.append(
@@ -110,6 +111,8 @@ class ObservationEncoder:
         view["known_holds"][:] = knowledge.holds[rot]
         view["known_lacks"][:] = knowledge.lacks[rot]
         view["min_family_count"][:] = knowledge.min_count[rot]
+        if game.dealer is not None:  # K2: the dealer is public; a scripted position has none
+            view["dealer"][(game.dealer - observer) % n] = 1
         if self.config.raw_history:
             recent = game.events.rows[::-1][: self.config.history_length]
             history = view["history"]

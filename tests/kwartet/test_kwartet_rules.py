@@ -72,6 +72,19 @@ def test_k2_dealing_starts_left_of_the_dealer_who_then_starts():
         assert game.to_move == (dealer + 1) % 3 and env.agent_selection == f"player_{(dealer + 1) % 3}"
 
 
+def test_k2_the_dealer_is_public_in_every_observation():
+    """K2 [decision]: the dealer is public; every observer sees it, relative to its own seat (project
+    decision "Dealer in the observation"); a scripted position has no dealer."""
+    env = make_env(num_players=5)
+    for seed in range(10):
+        env.reset(seed=seed)
+        dealer = env.unwrapped.game.dealer
+        for seat in range(5):
+            assert np.flatnonzero(view(env, f"player_{seat}")["dealer"]).tolist() == [(dealer - seat) % 5]
+    scripted_env = scripted(position(["7♠", "7♥", "7♦ 7♣"], rest_to=0), num_players=3)
+    assert not view(scripted_env, "player_0")["dealer"].any()
+
+
 def test_k2_dealt_complete_family_is_exposed_at_once_and_scores_without_reward():
     env = make_env(num_players=3, num_families=3)  # 4 cards each: a dealt quartet happens often
     for seed in range(5000):
@@ -265,6 +278,21 @@ def test_k9_stock_variant_empty_hand_draws_while_the_stock_lasts():
     ask(env, 1, "8♦")  # miss: A draws 8♦ privately, B moves
     assert hand(env, 0) == {"8♥", "8♦"} and env.agent_selection == "player_1"
     assert view(env, "player_1")["known_holds"][1].sum() == 0  # B cannot know what A drew
+
+
+@pytest.mark.parametrize(
+    ("turn_after_miss", "next_to_move"), [("asked", "player_2"), ("clockwise", "player_1")]
+)
+def test_k9_stock_variant_with_three_players_keeps_the_turn_after_miss_setting(turn_after_miss, next_to_move):
+    """Project decision (docs/kwartet.md, "Stock variant"): with more than two players the stock's draw
+    after a miss does not override ``turn_after_miss``; the turn goes to the asked player by default,
+    left of the asker with "clockwise" (with two players both are the asked player)."""
+    pos = position(["7♠ 8♠", "7♥ 8♥", "7♦ 8♦"], stock="7♣ 8♣", rest_to=0)
+    env = scripted(pos, num_players=3, stock=True, turn_after_miss=turn_after_miss)
+    ask(env, 2, "7♥")  # A asks C for 7♥, which B holds: a miss; A draws 7♣ privately
+    game = env.unwrapped.game
+    assert hand(env, 0) == {"7♠", "8♠", "7♣"} and [game.deck.name(c) for c in game.stock] == ["8♣"]
+    assert env.agent_selection == next_to_move
 
 
 def test_k9_variants_are_validated_before_the_game():
