@@ -572,11 +572,13 @@ class QuatroEngine(ScriptedPositions):
         """Q23: simulated disconnections happen between ticks."""
         if self.phase == Phase.OVER:
             return
-        self._apply_schedule(next_tick)
+        scheduled = self._apply_schedule(next_tick)
         p_off, p_on = self.config.disconnect_prob, self.config.reconnect_prob
         if p_off > 0 or (p_on > 0 and not all(self.connected)):  # draws only when a change is possible
             draws = self.rng.random(self.n)
             for seat in range(self.n):
+                if seat in scheduled:  # the schedule holds for its tick: one change per boundary
+                    continue
                 if self.connected[seat] and draws[seat] < p_off:
                     self.set_connected(seat, False)
                 elif not self.connected[seat] and draws[seat] < p_on:
@@ -584,13 +586,20 @@ class QuatroEngine(ScriptedPositions):
         events.extend(self.pending_events)
         self.pending_events = []
 
-    def _apply_schedule(self, tick: int) -> None:
-        for seat, connected in self._schedule.get(tick, ()):
+    def _apply_schedule(self, tick: int) -> set[int]:
+        """The schedule's entries for ``tick``; returns the seats it names (the random model leaves
+        them alone at this boundary)."""
+        entries = self._schedule.get(tick, ())
+        for seat, connected in entries:
             self.set_connected(seat, connected)
+        return {seat for seat, _ in entries}
 
     # ------------------------------------------------------------------ test control (Q31)
     def set_connected(self, seat: int, connected: bool) -> None:
-        """Connect or disconnect a seat now (between ticks). Its events join the next tick's report."""
+        """Connect or disconnect a seat now (between ticks). Its events join the next tick's report.
+
+        Under a ParallelEnv call ``env.force_connection`` instead: it also refreshes the env's
+        observations and masks, which this engine call cannot reach."""
         if not 0 <= seat < self.n:
             raise ValueError(f"seat {seat} is outside 0..{self.n - 1}")
         if self.connected[seat] == connected:

@@ -6,6 +6,10 @@ truncations, every ``info`` entry and the recorded draws, over fixed-seed runs a
 players and the differential test's configurations, with biased random actions (every rule
 fires) and the engine's own ``sample_actions``.
 
+Re-recorded once since, for a rule fix: a scheduled (dis)connection holds for its tick, and the random
+model no longer undoes it at the same boundary (Q23, docs/quatro.md decision 7). The cases whose
+configs have a schedule (``short``, ``default``) changed; the ``odd`` cases, without one, did not.
+
     python -m tests.batched.golden            # print the hashes
     python -m tests.batched.golden --write    # re-record tests/batched/golden_hashes.json
 """

@@ -83,7 +83,8 @@ def test_q23_round_still_ends_when_its_clock_runs_out():
 
 def test_q23_schedule_applies_between_ticks():
     """Q23/Q6: a scheduled (tick, seat, connected) change happens just before that tick."""
-    env = make_env(4, disconnect_schedule=((0, 2, False), (3, 1, False), (6, 1, True)))
+    schedule = ((0, 2, False), (3, 1, False), (6, 1, True))
+    env = make_env(4, disconnect_schedule=schedule, reconnect_prob=0.0)  # the schedule alone
     obs, infos = env.reset(seed=0)
     assert env.engine.connected == [True, True, False, True]
     assert [e.kind for e in infos["player_0"]["events"]] == ["disconnected"]
@@ -96,6 +97,28 @@ def test_q23_schedule_applies_between_ticks():
     idle(env, 3)  # ticks 3, 4, 5
     assert [(e.kind, e.seat) for e in events(env) if "connected" in e.kind] == [("reconnected", 1)]
     assert env.engine.connected[1] is True
+
+
+@pytest.mark.parametrize(
+    ("scheduled", "random_model"),
+    [(False, dict(reconnect_prob=1.0)), (True, dict(disconnect_prob=0.9))],
+    ids=["off-while-reconnect-is-certain", "on-while-disconnect-is-likely"],
+)
+def test_q23_a_scheduled_change_holds_for_its_tick_whatever_the_random_model_draws(scheduled, random_model):
+    """Q23 [decision, project decisions 7 and 13]: a schedule entry (tick, seat, connected) holds during
+    that tick; the random model, drawn at the same boundary, never undoes it (a seat changes at most
+    once between two ticks, as under the random model alone). From the next boundary on the random
+    model applies to the seat again."""
+    for seed in range(20):
+        env = make_env(4, disconnect_schedule=((3, 1, scheduled),), **random_model)
+        env.reset(seed=seed)
+        idle(env, 3)  # ticks 0-2; the schedule sets seat 1 before tick 3
+        assert env.engine.connected[1] is scheduled, seed
+        changes = [e.kind for e in events(env) if e.seat == 1 and "connected" in e.kind]
+        assert changes in ([], ["reconnected" if scheduled else "disconnected"]), (seed, changes)
+        if not scheduled:  # certain reconnection: seat 1 is back from tick 4
+            step(env)
+            assert env.engine.connected[1], seed
 
 
 def test_q23_probability_model_disconnects_and_reconnects():

@@ -170,6 +170,16 @@ def _apply_schedule(b, when_tick, K, S, V):
 
 
 @rule
+def _scheduled(when_tick, s, K):
+    """Whether the schedule names seat ``s`` for ``when_tick`` (it holds for that tick: the random model
+    leaves the seat alone at this boundary)."""
+    named = False
+    for i in range(K.sched.shape[0]):  # a loop, not any(): the CUDA kernels compile no generator
+        named = named or (K.sched[i, 0] == when_tick and K.sched[i, 1] == s)
+    return named
+
+
+@rule
 def _clear_events(b, n, V):
     for s in range(n):
         V.ev_act[b, s] = False

@@ -16,6 +16,7 @@ from quatro_env.batched.program.round import (
     _end_round,
     _release_floor,
     _reshuffle,
+    _scheduled,
     _set_connected,
 )
 from quatro_env.batched.program.target import rule
@@ -216,11 +217,11 @@ def tick_table(b, actions, prm, K, S, V, R, REC, W, slot):
                     x = np.float64(u[s]) / 4294967296.0
                     if record:
                         REC.random[b, s] = x
-                    if c0[s] and x < prm.p_disconnect:
+                    if c0[s] and x < prm.p_disconnect and not _scheduled(t + 1, s, K):
                         _set_connected(b, s, False, K, S, V)
                 for s in range(n):
                     x = np.float64(u[s]) / 4294967296.0
-                    if not c0[s] and x < prm.p_reconnect:
+                    if not c0[s] and x < prm.p_reconnect and not _scheduled(t + 1, s, K):
                         _set_connected(b, s, True, K, S, V)
                 if record:
                     REC.random_flag[b] = True
