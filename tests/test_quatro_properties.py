@@ -114,31 +114,37 @@ def test_invariants_on_random_configs(config_seed, call_rate):
 
 
 def _hidden_variant(num_players: int, seed: int, observer: int):
-    """Two positions that differ only in what ``observer`` cannot see (Q28): other hands, other signs."""
+    """Two positions that differ only in what ``observer`` cannot see (Q28): other hands, other signs.
+    Each other seat keeps one slot (returned per seat, the observer's is None) in both worlds and may
+    exchange that slot's card, so the two worlds' exchanges show the same cards; its other cards are
+    shuffled among the other seats."""
     rng = np.random.default_rng(seed)
     n = num_players
     deck = rng.permutation(deck_size(n)).tolist()
     hands = [deck[4 * s : 4 * s + 4] for s in range(n)]
     center = deck[4 * n :]
     others = [s for s in range(n) if s != observer]
-    shuffled = rng.permutation(others).tolist()
+    kept = [None if s == observer else int(rng.integers(4)) for s in range(n)]
+    hidden = [(s, j) for s in others for j in range(4) if j != kept[s]]
+    cards = [hands[s][j] for s, j in hidden]
     hands_b = [list(h) for h in hands]
-    for src, dst in zip(others, shuffled, strict=True):
-        hands_b[dst] = hands[src]
+    for (s, j), card in zip(hidden, rng.permutation(cards).tolist(), strict=True):
+        hands_b[s][j] = card
     nt = n // 2
     my_team = observer % nt
     signs_a = rng.integers(24, size=nt).tolist()
     signs_b = [
         signs_a[t] if t == my_team else int((signs_a[t] + 1 + rng.integers(23)) % 24) for t in range(nt)
     ]
-    return (hands, center, signs_a), (hands_b, center, signs_b)
+    return (hands, center, signs_a), (hands_b, center, signs_b), kept
 
 
 @settings(max_examples=10, deadline=None)
 @given(num_players=st.sampled_from([4, 6, 8]), seed=st.integers(0, 2**31 - 1), observer=st.integers(0, 7))
 def test_observation_ignores_hidden_information(num_players, seed, observer):
     """Q28: changing other hands and other teams' signs changes nothing in an agent's observation,
-    while the public history is the same (others only use the channel; the observer also exchanges)."""
+    while the public history is the same (others use the channel and exchange the one card their hands
+    share in both worlds; the observer exchanges any card)."""
     assert_hidden_information_ignored(num_players, seed, observer % num_players, FAST)
 
 
@@ -156,7 +162,7 @@ def test_observation_ignores_hidden_information_on_random_configs(config_seed, o
 def assert_hidden_information_ignored(num_players: int, seed: int, observer: int, config: dict) -> None:
     """Two worlds that differ only in what ``observer`` cannot see, played alike until the round's end:
     the observer's observation and mask must be equal at every tick."""
-    worlds = _hidden_variant(num_players, seed, observer)
+    *worlds, kept = _hidden_variant(num_players, seed, observer)
     envs, first = [], []
     for hands, center, signs in worlds:
         env = parallel_env(num_players=num_players, **config)
@@ -177,11 +183,16 @@ def assert_hidden_information_ignored(num_players: int, seed: int, observer: int
         np.testing.assert_array_equal(o_a[me]["action_mask"], o_b[me]["action_mask"])
         acts = {}
         for agent, o in o_a.items():
+            seat = int(agent.split("_")[1])
             legal = [
                 a
                 for a in np.flatnonzero(o["action_mask"])
                 if codec.kinds[a] not in (ActionKind.QUATRO, ActionKind.CONTRA)
-                and (agent == me or codec.kinds[a] not in CARD_KINDS)
+                and (
+                    agent == me
+                    or codec.kinds[a] not in CARD_KINDS
+                    or _shared_card_exchange(codec, a, kept[seat])
+                )
                 and codec.kinds[a] not in (ActionKind.PROPOSE_RESHUFFLE,)
             ]
             acts[agent] = int(rng.choice(legal))
@@ -190,6 +201,11 @@ def assert_hidden_information_ignored(num_players: int, seed: int, observer: int
             env.engine.force_next_order(order)
         o_a, _, _, _, _ = envs[0].step(acts)
         o_b, _, _, _, _ = envs[1].step(acts)
+
+
+def _shared_card_exchange(codec, action: int, kept_slot: int) -> bool:
+    """An exchange of the hand slot a seat keeps alike in both worlds (the card it takes lands there)."""
+    return codec.kinds[action] == ActionKind.EXCHANGE and codec.args[action][0] == kept_slot
 
 
 def test_current_emoji_is_hidden_between_pulses():
