@@ -141,11 +141,14 @@ def write_plots(report: dict[str, Any], out_dir: str | Path, prefix: str = "") -
 
 def policy_share_against_best_response(e: dict[str, Any]) -> tuple[float, float, float]:
     """One policy team's win rate against its best response, with the interval: the policy holds every
-    team but the best response's, so one team's share is ``(1 - the best response's) / (teams - 1)``,
-    on the scale of its win rate against counter (one team against ``teams - 1``)."""
+    team but the best response's, so one team's share is what neither the best response won nor was
+    drawn, ``(1 - the best response's - draws) / (teams - 1)``, on the scale of its win rate against
+    counter (one team against ``teams - 1``). Exact at 4 players (no shared win there, Q25); at 6 a
+    win shared by two teams counts once. A file written before draws were recorded counts none."""
     others = e["eval_config"]["num_players"] // 2 - 1
+    drawn = e["draws"] / e["matches"] if e.get("draws") else 0.0
     lo, hi = e["win_ci95"]
-    return (1 - e["win_rate"]) / others, (1 - hi) / others, (1 - lo) / others
+    return tuple(max(0.0, 1 - x - drawn) / others for x in (e["win_rate"], hi, lo))
 
 
 def secrecy_frontier(

@@ -571,15 +571,32 @@ def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path)
 
 
 def test_the_frontier_draws_one_policy_teams_share_against_its_best_response():
-    """At 4 players the policy's team wins what its best response loses; at 6 the policy holds two of
-    the three teams, so one team's share is half of that (its win rate against counter is one team's
-    against two: chance 1/3 on both)."""
+    """At 4 players the policy's team wins what its best response neither wins nor draws; at 6 the
+    policy holds two of the three teams, so one team's share is half of that (its win rate against
+    counter is one team's against two: chance 1/3 on both)."""
     from quatro_env.eval.plots import policy_share_against_best_response as share
 
-    four = {"win_rate": 0.6, "win_ci95": [0.5, 0.7], "eval_config": {"num_players": 4}}
+    four = {
+        "win_rate": 0.6,
+        "win_ci95": [0.5, 0.7],
+        "matches": 100,
+        "draws": 0,
+        "eval_config": {"num_players": 4},
+    }
     assert share(four) == pytest.approx((0.4, 0.3, 0.5))
-    six = {"win_rate": 0.4, "win_ci95": [0.3, 0.5], "eval_config": {"num_players": 6}}
+    six = {
+        "win_rate": 0.4,
+        "win_ci95": [0.3, 0.5],
+        "matches": 100,
+        "draws": 0,
+        "eval_config": {"num_players": 6},
+    }
     assert share(six) == pytest.approx((0.3, 0.25, 0.35))
+    # ppo_4p_mixed_seed3's response won 0.3733 of 300 and 188 were drawn: the policy won 0.0
+    drawn = {**four, "win_rate": 0.3733, "win_ci95": [0.32, 0.43], "matches": 300, "draws": 188}
+    assert share(drawn) == pytest.approx((1 - 0.3733 - 188 / 300, 0.0, 1 - 0.32 - 188 / 300))  # >= 0
+    assert share(drawn)[0] < 0.01
+    assert share({k: v for k, v in four.items() if k != "draws"}) == share(four)  # an old file: none
 
 
 def test_the_report_layout_in_the_docs_names_every_key_of_the_secrecy_block():
