@@ -576,24 +576,16 @@ def test_the_frontier_draws_one_policy_teams_share_against_its_best_response():
     counter is one team's against two: chance 1/3 on both)."""
     from quatro_env.eval.plots import policy_share_against_best_response as share
 
-    four = {
-        "win_rate": 0.6,
-        "win_ci95": [0.5, 0.7],
-        "matches": 100,
-        "draws": 0,
-        "eval_config": {"num_players": 4},
-    }
+    def exploit(players: int, rate: float, ci: list[float], matches: int = 100, draws: int = 0) -> dict:
+        return dict(
+            win_rate=rate, win_ci95=ci, matches=matches, draws=draws, eval_config={"num_players": players}
+        )
+
+    four = exploit(4, 0.6, [0.5, 0.7])
     assert share(four) == pytest.approx((0.4, 0.3, 0.5))
-    six = {
-        "win_rate": 0.4,
-        "win_ci95": [0.3, 0.5],
-        "matches": 100,
-        "draws": 0,
-        "eval_config": {"num_players": 6},
-    }
-    assert share(six) == pytest.approx((0.3, 0.25, 0.35))
+    assert share(exploit(6, 0.4, [0.3, 0.5])) == pytest.approx((0.3, 0.25, 0.35))
     # ppo_4p_mixed_seed3's response won 0.3733 of 300 and 188 were drawn: the policy won 0.0
-    drawn = {**four, "win_rate": 0.3733, "win_ci95": [0.32, 0.43], "matches": 300, "draws": 188}
+    drawn = exploit(4, 0.3733, [0.32, 0.43], matches=300, draws=188)
     assert share(drawn) == pytest.approx((1 - 0.3733 - 188 / 300, 0.0, 1 - 0.32 - 188 / 300))  # >= 0
     assert share(drawn)[0] < 0.01
     assert share({k: v for k, v in four.items() if k != "draws"}) == share(four)  # an old file: none
