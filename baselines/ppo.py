@@ -48,6 +48,7 @@ from baselines.trainer_state import (
     engine_state,
     load_engine_state,
     numpy_rng_state,
+    set_learning_rate,
     set_numpy_rng_state,
 )
 from quatro_env.batched import BatchedQuatroEngine
@@ -534,6 +535,8 @@ class PPOTrainer:
         load_engine_state(self.engine, state["engine"])
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
+        if not self.cfg.anneal_lr:  # the config's rate, which a resumed leg may change (annealed: per update)
+            set_learning_rate(self.optimizer, self.cfg.learning_rate)
         self.opponent.load_state_dict(state["opponent"])
         self.pool = list(state["pool"])
         for name in TRAINER_TENSORS:
@@ -572,6 +575,11 @@ class PPOTrainer:
             )
             self.next_obs, self.next_mask = self._own(self.engine.reset(self.seed + self.update))
             self.next_done.fill_(True)
+            # every episode starts afresh: no shaping potential, return or eavesdropper memory carried over
+            self.potential.zero_()
+            self.running_return.zero_()
+            if self.secrecy is not None:
+                self.secrecy.forget()
             self.assign_opponents(torch.arange(self.num_envs, device=self.device))
 
     def train(self, updates: int | None = None, command: str = "") -> list[dict[str, float]]:

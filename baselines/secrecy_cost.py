@@ -18,7 +18,7 @@ import torch
 
 from baselines.config import TrainConfig
 from baselines.eavesdropper import ChannelEavesdropper
-from baselines.trainer_state import cloned
+from baselines.trainer_state import cloned, set_learning_rate
 
 
 class SecrecyCost:
@@ -173,9 +173,20 @@ class SecrecyCost:
             }
         return state
 
+    def forget(self) -> None:
+        """Every table starts a new episode (a curriculum stage's new tables): the readers' memories,
+        the ledger and the partner's edge start afresh."""
+        self.h.zero_()
+        if self.eavesdropper.ledger is not None:
+            self.ledger.copy_(self.eavesdropper.initial_ledger(self.cfg.num_envs, self.device))
+        if self.partner is not None:
+            self.h_partner.zero_()
+            self.edge.zero_()
+
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.eavesdropper.load_state_dict(state["eavesdropper"])
         self.optimizer.load_state_dict(cloned(state["eavesdropper_optimizer"]))  # Adam steps in place
+        set_learning_rate(self.optimizer, self.cfg.eavesdropper_lr)  # the config's (a new leg may change it)
         self.h.copy_(state["h_eaves"])
         self.updates = state["eaves_updates"]
         if self.eavesdropper.ledger is not None:
@@ -187,6 +198,7 @@ class SecrecyCost:
                 raise ValueError("trainer checkpoint: secrecy_partner_coef needs its partner_reader")
             self.partner.load_state_dict(state["partner_reader"])
             self.partner_optimizer.load_state_dict(cloned(state["partner_reader_optimizer"]))
+            set_learning_rate(self.partner_optimizer, self.cfg.eavesdropper_lr)
             self.h_partner.copy_(state["h_partner"])
             if "partner_edge" in state:  # checkpoints of the "tick" runs (nineteenth session) lack it
                 self.edge.copy_(state["partner_edge"])

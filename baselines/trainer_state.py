@@ -62,6 +62,13 @@ def cloned(obj: Any) -> Any:
     return obj
 
 
+def set_learning_rate(optimizer: torch.optim.Optimizer, rate: float) -> None:
+    """Every parameter group at ``rate``: a loaded optimizer state brings the rate it was saved with,
+    and a resumed leg under a changed config must train at the config's."""
+    for group in optimizer.param_groups:
+        group["lr"] = rate
+
+
 def engine_state(engine: Any) -> dict[str, torch.Tensor]:
     """The batched engine's state (its public ``state_dict``: its RNG is counter-based, in it)."""
     return engine.state_dict()

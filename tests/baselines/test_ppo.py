@@ -151,6 +151,41 @@ def test_curriculum_stages_apply_in_training_only():
         )
 
 
+def test_a_curriculum_stage_that_changes_the_rules_starts_every_episode_afresh(tmp_path):
+    """A stage that changes ``env`` builds new tables: their first tick is paid no shaping against the
+    old tables' potential, and no old partial return or eavesdropper memory carries over (it was
+    γ·0 − Φ_old on tick 0 with ``shaping_at_round_end: zero``, found by an audit)."""
+    over = ["num_envs=4", "num_steps=32", "num_minibatches=2", "update_epochs=1", "eval_every=0"]
+    over += ["quartet_bonus=0.0", "collect_shaping=1.0", "shaping_at_round_end=zero", "pool_prob=0"]
+    over += ["bot_prob=0", "env.round_seconds=30", "secrecy_coef=0.1", "eavesdropper_reads=public"]
+    over += ["curriculum=[{until_agent_steps: 512, env: {pulse_seconds: 0.5}}]", f"out_dir={tmp_path}"]
+    trainer = PPOTrainer(load_config(SMOKE, over))
+    trainer.train(updates=1)  # 4 tables x 4 seats x 32 ticks = 512 agent-steps: the stage ends
+    assert trainer.potential.any() and trainer.running_return.any() and trainer.secrecy.h.any()
+    trainer._maybe_switch_stage()
+    assert trainer.env_cfg.pulse_seconds == 5 and not trainer.engine.in_play.any()
+    assert not trainer.potential.any() and not trainer.running_return.any()
+    assert not trainer.secrecy.h.any()
+    fresh = trainer.secrecy.eavesdropper.initial_ledger(4, trainer.device)
+    assert torch.equal(trainer.secrecy.ledger, fresh)
+    buf = trainer.rollout()
+    assert not buf["reward"][0].any()  # the sign phase: Φ = 0 before and after
+
+
+def test_a_resumed_leg_trains_at_its_configs_learning_rates(cfg, tmp_path):
+    """``--resume FILE learning_rate=…`` without annealing: the optimizer state loaded from the file
+    brought the old rate, and the new leg trained at it (found by an audit); the eavesdropper's too."""
+    leg = [f"out_dir={tmp_path}", "anneal_lr=false", "secrecy_coef=0.1"]
+    first = PPOTrainer(load_config(SMOKE, [*leg, "learning_rate=0.001", "eavesdropper_lr=0.01"]))
+    first.train(updates=1)
+    resumed = PPOTrainer(load_config(SMOKE, [*leg, "learning_rate=0.0001", "eavesdropper_lr=0.002"]))
+    resumed.load_state_dict(first.state_dict())
+    assert resumed.optimizer.param_groups[0]["lr"] == 0.0001
+    assert resumed.secrecy.optimizer.param_groups[0]["lr"] == 0.002
+    resumed.train(updates=1)
+    assert resumed.history[-1]["lr"] == 0.0001
+
+
 def test_resume_with_overrides_starts_a_new_leg_from_the_state(cfg, tmp_path):
     """--resume with key=value: the state (model, tables, counters) is kept, the config changes."""
     first = PPOTrainer(cfg)
