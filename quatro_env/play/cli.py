@@ -6,13 +6,14 @@ Examples::
     quatro-play --partner ppo_4p --opponents counter --open
     quatro-play --seat 1 --tick-seconds 1.0 --set round_seconds=60
 
-It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise.
+It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise. Either way it answers
+only requests whose ``Host`` is a name it knows (``server.allowed_hosts``): a DNS-rebinding page sends
+its own domain name.
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -42,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int_in(0), default=0)
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     p.add_argument("--port", type=int_in(0, 65535), default=8000, help="TCP port (0: any free port)")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer this host name (repeatable; e.g. a DNS name of this machine other machines use)",
+    )
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     return p
 
@@ -63,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from quatro_env.play.server import LOOPBACK_HOSTS, create_app
+        from quatro_env.play.server import allowed_hosts, create_app
         from quatro_env.play.table import LiveTable
     except ImportError as err:
         print(f"quatro-play needs the play extra: pip install 'quatro-env[play]' ({err})", file=sys.stderr)
@@ -74,23 +82,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"quatro-play: {err}", file=sys.stderr)
         return 2
-    try:
-        loopback = ipaddress.ip_address(args.host).is_loopback
-    except ValueError:
-        loopback = args.host == "localhost"
-    if not loopback:
+    hosts, ip_literals = allowed_hosts(args.host, args.allow_host)
+    if ip_literals:
         print(
-            f"quatro-play: warning: listening on {args.host}, reachable from other machines", file=sys.stderr
+            f"quatro-play: warning: listening on {args.host}, reachable from other machines; it answers"
+            f" an IP address or one of {', '.join(dict.fromkeys(hosts))} (--allow-host NAME adds a name)",
+            file=sys.stderr,
         )
-    url = f"http://{args.host}:{args.port}/"
+    url_host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address goes in brackets
+    url = f"http://{url_host}:{args.port}/"
     print(f"quatro-play: seat {args.seat}, partner {args.partner}, opponents {args.opponents}: open {url}")
     if args.open:
         import threading
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    hosts = (*LOOPBACK_HOSTS, args.host) if loopback else None  # a DNS-rebinding name is refused
-    uvicorn.run(create_app(table, hosts), host=args.host, port=args.port, log_level="warning")
+    app = create_app(table, hosts, ip_literals)  # a DNS-rebinding name is refused (HTTP 400)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
 

@@ -4,9 +4,10 @@
 in and their view out (one ``frame`` message a tick). The socket carries the seat's private view
 (its hand, its team's sign), so it takes only the page's own origin: a browser lets any site open a
 WebSocket to ``127.0.0.1``, and without the check another tab's page could read the hand and play the
-seat. On loopback, ``allowed_hosts`` refuses other ``Host`` names too (a DNS-rebinding page has the
-same origin as its host, so only the host name tells it apart). A malformed or illegal message gets an
-``error`` message back and the table plays on; a dropped connection disconnects the seat (Q23)
+seat. ``allowed_hosts`` refuses other ``Host`` names too (a DNS-rebinding page has the same origin as
+its host, so only the host name tells it apart), and the page may not be framed by another site (a
+framing page could make a person's clicks land on it: clickjacking). A malformed or illegal message
+gets an ``error`` message back and the table plays on; a dropped connection disconnects the seat (Q23)
 and a new connection reconnects it. The clock starts when the page first connects.
 """
 
@@ -14,15 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
+import re
+import socket
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -48,6 +52,10 @@ def page_html(table: LiveTable) -> str:
         page = page.replace(marker, text, 1)
     return page
 
+
+#: sent with the page: no site may show it in a frame (the CSP for today's browsers, X-Frame-Options for
+#: older ones; ``frame-ancestors`` is ignored in a ``<meta>`` tag, so it has to be a header)
+NO_FRAMING = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
 
 MAX_MESSAGE_CHARS = 2000  # an action message is a few dozen characters
 
@@ -88,7 +96,7 @@ class TableServer:
                 await self.send({"type": "error", "message": self.table.last_error})
 
     async def page(self, request) -> HTMLResponse:
-        return HTMLResponse(page_html(self.table))
+        return HTMLResponse(page_html(self.table), headers=NO_FRAMING)
 
     async def socket(self, ws: WebSocket) -> None:
         origin = ws.headers.get("origin")
@@ -149,12 +157,82 @@ class TableServer:
                 await self.clock
 
 
-#: the names of this machine's loopback interface, as a browser sends them in ``Host``
+#: the names of this machine's loopback interface, as :func:`host_name` reads them from ``Host``
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
+#: a ``Host`` header: a name or IPv4 address, or an IPv6 address in brackets; then an optional port
+_HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[^\]]+)\]|(?P<name>[^:\[\]]+))(?::[0-9]*)?")
 
-def create_app(table: LiveTable, allowed_hosts: Sequence[str] | None = None) -> Starlette:
-    """The app; ``allowed_hosts`` (e.g. :data:`LOOPBACK_HOSTS`): the ``Host`` names it answers, or any."""
+
+def host_name(header: str | None) -> str | None:
+    """The host in a ``Host`` header, lowercased, without its port or IPv6 brackets (``[::1]:8000`` is
+    ``::1``, as :data:`LOOPBACK_HOSTS` writes it); None if the header is missing or malformed."""
+    match = _HOST_HEADER.fullmatch(header or "")
+    if match is None:
+        return None
+    if match["ipv6"] is None:
+        return match["name"].lower()
+    try:
+        return str(ipaddress.IPv6Address(match["ipv6"]))  # canonical form: [0:0::1] is ::1 too
+    except ValueError:
+        return None
+
+
+def host_allowed(header: str | None, names: Sequence[str], ip_literals: bool = False) -> bool:
+    """Whether to answer a request with this ``Host`` header: one of ``names``, or with ``ip_literals``
+    any IP address. A DNS-rebinding page always sends its own domain name: an address is never rebound."""
+    host = host_name(header)
+    if host is None:
+        return False
+    if host in (name.lower() for name in names):
+        return True
+    if not ip_literals:
+        return False
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def allowed_hosts(bind_host: str, extra: Sequence[str] = ()) -> tuple[list[str], bool]:
+    """The ``Host`` names to answer when listening on ``bind_host``, and whether any IP address too
+    (``ip_literals`` of :func:`create_app`).
+
+    On loopback only a browser on this machine reaches the server: the loopback names, ``bind_host`` and
+    ``extra`` (``--allow-host``). Listening further, other machines reach it by an address or by this
+    machine's own names; any other name is refused, since a DNS-rebinding page sends its own domain.
+    """
+    names = [*LOOPBACK_HOSTS, bind_host, *extra]
+    try:
+        loopback = ipaddress.ip_address(bind_host).is_loopback
+    except ValueError:
+        loopback = bind_host == "localhost"
+    if loopback:
+        return names, False
+    return [*names, socket.gethostname(), socket.getfqdn()], True
+
+
+class HostCheck:
+    """ASGI middleware: HTTP 400 for a request (page or socket) whose ``Host`` is not allowed."""
+
+    def __init__(self, app, names: Sequence[str], ip_literals: bool) -> None:
+        self.app, self.names, self.ip_literals = app, tuple(names), ip_literals
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] in ("http", "websocket") and not host_allowed(
+            Headers(scope=scope).get("host"), self.names, self.ip_literals
+        ):
+            await PlainTextResponse("Invalid host header", status_code=400)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    table: LiveTable, allowed_hosts: Sequence[str] | None = None, ip_literals: bool = False
+) -> Starlette:
+    """The app; ``allowed_hosts`` (e.g. :data:`LOOPBACK_HOSTS`): the ``Host`` names it answers, or any
+    (None); with ``ip_literals``, a ``Host`` that is an IP address too (see :func:`host_allowed`)."""
     server = TableServer(table)
 
     @contextlib.asynccontextmanager
@@ -166,7 +244,7 @@ def create_app(table: LiveTable, allowed_hosts: Sequence[str] | None = None) -> 
         routes=[Route("/", server.page), WebSocketRoute("/ws", server.socket)],
         middleware=[]
         if allowed_hosts is None
-        else [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)],
+        else [Middleware(HostCheck, names=allowed_hosts, ip_literals=ip_literals)],
         lifespan=lifespan,
     )
     app.state.server = server

@@ -2,13 +2,17 @@
 
 A replay is data: each line is parsed with :func:`json.loads`, every field is checked, and a file
 that does not follow the format raises :class:`ReplayFormatError` naming the line and the field.
+The file is read a line at a time under :data:`MAX_LINE_CHARS` and :data:`MAX_REPLAY_CHARS`, so that a
+small ``.jsonl.gz`` that decompresses to gigabytes (a gzip bomb) is refused, not held in memory.
 With ``verify=True`` (the default) the match is played again from the recorded seed and actions;
 any difference in events, order, points, state or observations raises :class:`ReplayMismatchError`.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,15 @@ from quatro_env.replay.format import (
 )
 from quatro_env.replay.records import EventRecord, TableState
 from quatro_env.replay.views import engine_state
+
+#: The longest line read (decompressed, in characters, its newline included). The longest line the
+#: writer wrote in our measurements is 12.9 k (a tick at 8 players; 3.8 k at 4, the header about 1 k):
+#: 1 Mi leaves 80 times that, still small to parse.
+MAX_LINE_CHARS = 1 << 20
+#: The most a whole replay may decompress to (characters). Measured 3.2 k a tick at 4 players and 12.1 k
+#: at 8, so the longest match the default rules record (8 players, 100 rounds each played to its time
+#: limit: 48,000 ticks) is about 0.6 G; a usual match is a few M. Parsing holds 2-3 times the file.
+MAX_REPLAY_CHARS = 1 << 30
 
 
 class ReplayFormatError(ValueError):
@@ -155,18 +168,38 @@ def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_ti
     )
 
 
+def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered from 1, read one at a time (never more than the caps above in memory:
+    ``list(fh)`` would decompress a whole gzip bomb first)."""
+    total = 0
+    with open_text(path, "r") as fh:
+        for number in itertools.count(1):
+            try:
+                line = fh.readline(MAX_LINE_CHARS + 1)  # one character more tells a line over the cap
+            except (OSError, UnicodeDecodeError, EOFError) as err:
+                raise ReplayFormatError(f"replay {str(path)!r}: cannot be read as text ({err})") from None
+            if not line:
+                return
+            if len(line) > MAX_LINE_CHARS:
+                raise ReplayFormatError(
+                    f"line {number}: longer than the limit of {MAX_LINE_CHARS} characters (MAX_LINE_CHARS)"
+                )
+            total += len(line)
+            if total > MAX_REPLAY_CHARS:
+                raise ReplayFormatError(
+                    f"replay {str(path)!r}: longer than the limit of {MAX_REPLAY_CHARS} characters"
+                    f" (MAX_REPLAY_CHARS), at line {number}"
+                )
+            yield number, line
+
+
 def read(path: str | Path) -> Replay:
     """Parse and validate a replay file without re-simulating it."""
     path = Path(path)
     if not path.is_file():
         raise ReplayFormatError(f"replay {str(path)!r}: no such file")
     replay: Replay | None = None
-    with open_text(path, "r") as fh:
-        try:
-            lines = list(fh)
-        except (OSError, UnicodeDecodeError, EOFError) as err:
-            raise ReplayFormatError(f"replay {str(path)!r}: cannot be read as text ({err})") from None
-    for number, line in enumerate(lines, start=1):
+    for number, line in _numbered_lines(path):
         where = f"line {number}"
         if not line.strip():
             continue
@@ -174,6 +207,8 @@ def read(path: str | Path) -> Replay:
             record = json.loads(line)
         except json.JSONDecodeError as err:
             raise ReplayFormatError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
+        except ValueError as err:  # an integer of more than 4300 digits: Python's int-string limit
+            raise ReplayFormatError(f"{where}: not valid JSON here ({err})") from None
         except RecursionError:  # e.g. a hundred thousand nested brackets: the parser recurses
             raise ReplayFormatError(f"{where}: not valid JSON here (nested too deeply)") from None
         if not isinstance(record, dict):

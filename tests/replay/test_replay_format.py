@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import shutil
+import tracemalloc
 from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from quatro_env.eval.cli import main as eval_main
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import QuatroEngine
-from quatro_env.replay import FORMAT, VERSION, ReplayFormatError, ReplayMismatchError, load, read
+from quatro_env.replay import FORMAT, VERSION, ReplayFormatError, ReplayMismatchError, load, loader, read
 from quatro_env.replay.cli import main as replay_main
 from quatro_env.replay.views import decode_observation
 from tests.replay.helpers import write_replays
@@ -298,3 +299,57 @@ def test_a_long_line_up_gets_a_short_distinct_file_name():
     long_b = replay_stem(["counter:threshold=0." + "0" * 200 + "5", "decoy"])
     assert len(long_a) == len(long_b) == MAX_STEM and long_a != long_b
     assert len(f"{long_a}_m00000.jsonl.gz".encode()) < 255
+
+
+def test_an_integer_too_long_for_python_is_refused_naming_the_line(replay_files, tmp_path):
+    """json.loads raises a plain ValueError (not JSONDecodeError) past Python's 4300-digit int limit."""
+    lines = replay_files[1].read_text().splitlines(keepends=True)
+    lines[2] = '{"type": "tick", "tick": ' + "9" * 5000 + "}\n"
+    path = tmp_path / "bigint.jsonl"
+    path.write_text("".join(lines))
+    with pytest.raises(ReplayFormatError, match=r"^line 3: not valid JSON here \(Exceeds the limit"):
+        read(path)
+
+
+def _gzip(path, *chunks: bytes):
+    with gzip.open(path, "wb") as fh:
+        for chunk in chunks:
+            fh.write(chunk)
+    return path
+
+
+def test_a_gzip_bomb_line_is_refused_at_the_line_cap_without_filling_memory(tmp_path):
+    """64 MiB of spaces in one JSON object, 64 KB gzipped: refused after reading MAX_LINE_CHARS (1 Mi)."""
+    bomb = _gzip(tmp_path / "bomb.jsonl.gz", b'{"type": "header"', *[b" " * (1 << 20)] * 64, b"}\n")
+    assert bomb.stat().st_size < 1 << 17
+    tracemalloc.start()
+    try:
+        with pytest.raises(ReplayFormatError, match=r"^line 1: longer than the limit of 1048576 characters"):
+            read(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20  # reading the whole file first held more than the 64 MiB line
+
+
+def test_a_gzip_bomb_of_many_lines_is_refused_at_the_file_cap(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader, "MAX_REPLAY_CHARS", 100_000)  # small: a fast test, light on memory
+    bomb = _gzip(tmp_path / "bomb.jsonl.gz", *[b"\n" * (1 << 20)] * 8)  # blank lines are skipped
+    with pytest.raises(ReplayFormatError, match=r"longer than the limit of 100000 characters \(MAX_REPLAY"):
+        read(bomb)
+
+
+@pytest.mark.parametrize(
+    ("cap", "message"),
+    [
+        ("MAX_LINE_CHARS", r"^line 1: longer than the limit of 500 characters \(MAX_LINE_CHARS\)"),
+        ("MAX_REPLAY_CHARS", r"longer than the limit of 500 characters \(MAX_REPLAY_CHARS\), at line 1$"),
+    ],
+)
+def test_a_replay_over_a_cap_is_refused_naming_the_limit(replay_files, tmp_path, monkeypatch, cap, message):
+    """The caps are generous (a real replay loads: the tests above), and they are what refuses a file."""
+    path = _gzip(tmp_path / "real.jsonl.gz", replay_files[0].read_bytes())
+    assert read(path).end
+    monkeypatch.setattr(loader, cap, 500)
+    with pytest.raises(ReplayFormatError, match=message):
+        read(path)

@@ -28,11 +28,12 @@ def start_playwright():
 
 
 class ServerThread:
-    """uvicorn serving ``app`` on 127.0.0.1 (a free port) in a thread; :meth:`stop` ends it."""
+    """uvicorn serving ``app`` on ``host`` (127.0.0.1; a free port) in a thread; :meth:`stop` ends it."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app, host: str = "127.0.0.1") -> None:
         uvicorn = need_module("uvicorn", "play")
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        self.host = host
+        config = uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -44,8 +45,8 @@ class ServerThread:
                 raise RuntimeError("the live-table server did not start")
             time.sleep(0.05)
         host, port = self.server.servers[0].sockets[0].getsockname()[:2]
-        assert host == "127.0.0.1"
-        return f"http://{host}:{port}/"
+        assert host == self.host
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
     def stop(self) -> None:
         self.server.should_exit = True
