@@ -131,7 +131,7 @@ class League:
         self.init_params[name] = cloned(trainer.model.state_dict())
         # placeholder opponent (itself; each block replaces it), as quatro-exploit does: the trainer
         # seats tables against the pool only when it has one
-        trainer.pool = [self.init_params[name]]
+        trainer.pool.replace([self.init_params[name]])
         trainer.reseat_opponents()
         self.agent_states[name] = trainer.state_dict()
 
@@ -260,7 +260,7 @@ class League:
         if own.get("cuda_rng") and trainer.device.type == "cuda":  # sampling on the GPU draws from it
             torch.cuda.set_rng_state_all(own["cuda_rng"])
         opponent, params = self.choose_opponent(agent)
-        trainer.pool = [params]
+        trainer.pool.replace([params])  # the tables playing the last block's opponent finish with it
         returns: list[float] = []  # from here: every return at the tables against ``opponent``
         trainer.pool_record = returns
         target = min(trainer.num_updates, trainer.update + cfg.updates_per_block)

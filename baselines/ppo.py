@@ -29,6 +29,7 @@ from baselines.checkpoint_io import TRAINER_FORMAT, first_line, save_checkpoint
 from baselines.config import TrainConfig
 from baselines.interrupts import ignore_sigint, restore_sigint
 from baselines.networks import build_model
+from baselines.opponent_pool import OpponentPool
 from baselines.packing import learner_segments
 from baselines.ppo_update import (
     LOSS_PARTS,
@@ -110,7 +111,7 @@ class PPOTrainer:
         if self.replicas.rank:  # the same network, other draws
             torch.manual_seed(self.seed)
             np.random.seed(self.seed % 2**32)
-        self.pool: list[dict[str, torch.Tensor]] = []
+        self.pool = OpponentPool(self.opponent, self.num_envs, self.device)  # a snapshot per pool table
         self.secrecy = SecrecyCost(cfg, self.n, self.device) if cfg.secrecy_coef else None
         self.eavesdropper = None if self.secrecy is None else self.secrecy.eavesdropper
         self.num_updates = max(1, cfg.total_agent_steps // self.steps_per_update)
@@ -156,7 +157,7 @@ class PPOTrainer:
         pool_prob, bot_prob, partner_bot_prob = cfg.opponent_mix(self.agent_steps)
         draw = torch.rand(k, device=self.device)
         mode = torch.full((k,), SELF_PLAY, dtype=torch.long, device=self.device)
-        if self.pool:
+        if self.pool.drawable:
             mode[draw < pool_prob] = VS_POOL
         mode[(draw >= pool_prob) & (draw < pool_prob + bot_prob)] = VS_BOTS
         team = torch.randint(n // 2, (k,), device=self.device)
@@ -167,6 +168,7 @@ class PPOTrainer:
         learner[partner_bot, team[partner_bot]] = True
         learner[mode == SELF_PLAY] = True
         self.mode[tables], self.learner[tables] = mode, learner
+        self.pool.seat(tables, mode == VS_POOL)  # kept for the whole episode
         opponents, partners = cfg.bots(self.agent_steps)
         kinds = torch.randint(len(opponents), (k,))
         partner_kinds = torch.randint(len(partners or opponents), (k,))
@@ -207,8 +209,6 @@ class PPOTrainer:
         zero = torch.zeros((), device=dev)
         self.rollout_stats = {"quartet_share": zero, "points": zero, "learner_best_count": zero}
         calls = dict.fromkeys(("quatro", "quatro_paid", "contra", "contra_paid", "holding", "signs"), zero)
-        if self.pool:
-            self.opponent.load_state_dict(self.pool[int(torch.randint(len(self.pool), ()))])
         holders = self._quartet_holders().to(dev)  # at each tick's start: what the seats see
         if self.secrecy is not None:
             self.secrecy.start(self.rollout_stats)
@@ -222,9 +222,10 @@ class PPOTrainer:
             else:  # a GPU has width to spare; picking rows would cost a host sync per tick
                 action, logp, value, self.h = self.model.act(obs, mask, self.next_done, self.h, state)
                 if bool((self.mode == VS_POOL).any()):
-                    opp = self.opponent.act(obs, mask, self.next_done, self.h_opp, state)
-                    self.h_opp = opp[3]
-                    action = torch.where(learn, action, opp[0])
+                    pool_seat = (self.mode == VS_POOL).repeat_interleave(n) & ~learn
+                    action, self.h_opp = self.pool.act_all(
+                        pool_seat, n, (obs, mask, self.next_done, state), action, self.h_opp
+                    )
             action = self._bot_actions(action)
             buf["obs"][t], buf["mask"][t], buf["done"][t], buf["learn"][t] = obs, mask, self.next_done, learn
             buf["action"][t], buf["logp"][t], buf["value"][t] = action, logp, value
@@ -298,17 +299,17 @@ class PPOTrainer:
         logp = torch.zeros(self.slots, device=self.device)
         value = torch.zeros(self.slots, device=self.device)
         pool_seat = (self.mode == VS_POOL).repeat_interleave(self.n) & ~learn
-        for rows, model, memory in (
-            (learn.nonzero().squeeze(1), self.model, self.h),
-            (pool_seat.nonzero().squeeze(1), self.opponent, self.h_opp),
-        ):
-            if not rows.numel():
-                continue
+
+        def play(model: torch.nn.Module, rows: torch.Tensor, memory: torch.Tensor) -> tuple:
             sub_state = None if state is None else state[rows]
             out = model.act(obs[rows], mask[rows], self.next_done[rows], memory[:, rows], sub_state)
             action[rows], memory[:, rows] = out[0], out[3]
-            if model is self.model:
-                logp[rows], value[rows] = out[1], out[2]
+            return out
+
+        rows = learn.nonzero().squeeze(1)
+        if rows.numel():
+            _, logp[rows], value[rows], _ = play(self.model, rows, self.h)
+        self.pool.act_rows(pool_seat, self.n, lambda net, rows: play(net, rows, self.h_opp))
         return action, logp, value
 
     def _rollout_buffers(self) -> dict[str, torch.Tensor]:
@@ -399,8 +400,10 @@ class PPOTrainer:
             vs_pool, vs_bots = (mode == VS_POOL) & ended, (mode == VS_BOTS) & ended
             pool = self.running_return[vs_pool].tolist()
             self.pool_returns = (self.pool_returns + pool)[-1000:]
-            if self.pool_record is not None:
-                self.pool_record.extend(pool)
+            if self.pool_record is not None:  # the drawable snapshots' episodes only (a league's block)
+                current = self.pool.current(torch.arange(self.num_envs, device=self.device))
+                credited = vs_pool & current.repeat_interleave(self.n)
+                self.pool_record.extend(self.running_return[credited].tolist())
             self.bot_returns = (self.bot_returns + self.running_return[vs_bots].tolist())[-1000:]
         self.running_return[self.next_done] = 0
 
@@ -487,7 +490,7 @@ class PPOTrainer:
             "model": cloned(self.model.state_dict()),
             "optimizer": cloned(self.optimizer.state_dict()),
             "opponent": cloned(self.opponent.state_dict()),
-            "pool": list(self.pool),  # snapshots are never changed once taken
+            **self.pool.state_dict(),  # snapshots are never changed once taken
             "engine": engine_state(self.engine),
             **{name: getattr(self, name).clone() for name in TRAINER_TENSORS},
             "bots": self.bots.state_dict(),  # plain tensors (quatro_env.bots.batched)
@@ -538,7 +541,7 @@ class PPOTrainer:
         if not self.cfg.anneal_lr:  # the config's rate, which a resumed leg may change (annealed: per update)
             set_learning_rate(self.optimizer, self.cfg.learning_rate)
         self.opponent.load_state_dict(state["opponent"])
-        self.pool = list(state["pool"])
+        self.pool.load_state_dict(state, state["opponent"], state["mode"].to(self.device) == VS_POOL)
         for name in TRAINER_TENSORS:
             getattr(self, name).copy_(state[name])
         self.next_mask.copy_(self.engine.masks)  # the rules' masks of the loaded tables, not the file's
@@ -618,8 +621,7 @@ class PPOTrainer:
                 elapsed = time.perf_counter() - start
                 self.wall_seconds += elapsed
                 if cfg.pool_size and self.update % cfg.snapshot_every == 0:
-                    self.pool.append({k: v.clone() for k, v in self.model.state_dict().items()})
-                    self.pool = self.pool[-cfg.pool_size :]
+                    self.pool.add({k: v.clone() for k, v in self.model.state_dict().items()}, cfg.pool_size)
                 rollout_stats, episodes = self.replicas.combine_stats(self.rollout_stats, self.episodes)
                 row = progress_row(
                     update=self.update,
