@@ -107,3 +107,31 @@ def test_an_episode_keeps_its_snapshot_from_start_to_end(tmp_path):
                 assert before[table] == after[table], "a snapshot changed in the middle of an episode"
                 kept += 1
     assert kept > 100 and changed > 0  # episodes went on, and new ones drew other snapshots
+
+
+def test_the_gpu_paths_every_snapshot_on_every_row_gives_each_row_its_own_snapshots_memory(tmp_path):
+    """``act_all`` (the GPU rollout: each snapshot on every row, then a pick per row) leaves each pool
+    seat the memory its own table's snapshot computes, as ``act_rows`` (the CPU rollout) does; other
+    rows keep theirs. Checked on the CPU: the GRU memory is deterministic, sampled actions are not."""
+    cfg = load_config(SMOKE, [f"out_dir={tmp_path}", "pool_prob=0.6", "bot_prob=0.0"])
+    trainer = PPOTrainer(cfg)
+    trainer.pool.replace([{k: v + 0.05 * i for k, v in trainer.model.state_dict().items()} for i in range(3)])
+    trainer.reseat_opponents()
+    trainer.rollout()  # memories that differ from zero
+    n, learn = trainer.n, trainer.learner.reshape(-1)
+    seats = (trainer.mode == VS_POOL).repeat_interleave(n) & ~learn
+    assert seats.any() and len(set(trainer.pool.table[trainer.mode == VS_POOL].tolist())) > 1
+    obs, mask = trainer.next_obs.reshape(trainer.slots, -1), trainer.next_mask.reshape(trainer.slots, -1)
+    done, state = trainer.next_done, trainer._state(trainer.next_obs)
+    by_rows = trainer.h_opp.clone()
+
+    def act(net, rows):
+        sub = None if state is None else state[rows]
+        by_rows[:, rows] = net.act(obs[rows], mask[rows], done[rows], by_rows[:, rows], sub)[3]
+
+    trainer.pool.act_rows(seats, n, act)
+    action = torch.full((trainer.slots,), -1, dtype=torch.long)
+    action, by_all = trainer.pool.act_all(seats, n, (obs, mask, done, state), action, trainer.h_opp.clone())
+    torch.testing.assert_close(by_all[:, seats], by_rows[:, seats])
+    assert torch.equal(by_all[:, ~seats], trainer.h_opp[:, ~seats]) and (action[seats] >= 0).all()
+    assert (action[~seats] == -1).all()
