@@ -127,7 +127,6 @@ class League:
         trainer = self.trainers[name]
         if self.specs[name].init != "scratch":
             load_initial_weights(trainer.model, self.specs[name].init)
-            trainer.opponent.load_state_dict(trainer.model.state_dict())
         self.init_params[name] = cloned(trainer.model.state_dict())
         # placeholder opponent (itself; each block replaces it), as quatro-exploit does: the trainer
         # seats tables against the pool only when it has one

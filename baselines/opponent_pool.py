@@ -27,6 +27,7 @@ class OpponentPool:
         self.draw_from = 0
         self.table = torch.full((num_tables,), -1, dtype=torch.long, device=device)
         self._nets: dict[int, torch.nn.Module] = {}  # id(snapshot) -> its network, built when first played
+        self.played: list[int] = []  # the snapshots some table plays, ascending (kept on the host)
 
     @property
     def drawable(self) -> bool:
@@ -48,11 +49,16 @@ class OpponentPool:
         """``tables`` start an episode: those against the pool (``vs_pool``) draw a drawable snapshot."""
         if not self.drawable:
             self.table[tables] = -1
-            return
-        drawn = torch.randint(
-            self.draw_from, len(self.snapshots), (int(tables.numel()),), device=self.table.device
-        )
-        self.table[tables] = torch.where(vs_pool, drawn, torch.full_like(drawn, -1))
+        else:
+            drawn = torch.randint(
+                self.draw_from, len(self.snapshots), (int(tables.numel()),), device=self.table.device
+            )
+            self.table[tables] = torch.where(vs_pool, drawn, torch.full_like(drawn, -1))
+        self._note_played()
+
+    def _note_played(self) -> None:
+        """Which snapshots are played, read once when the seating changes rather than on every tick."""
+        self.played = [k for k in torch.unique(self.table).tolist() if k >= 0]
 
     def current(self, tables: torch.Tensor) -> torch.Tensor:
         """Whether each of ``tables`` plays a drawable snapshot (a league credits only those: a block's
@@ -71,19 +77,20 @@ class OpponentPool:
     def act_rows(self, seats: torch.Tensor, n: int, act: Any) -> None:
         """Run each snapshot on its tables' ``seats`` (slot mask): ``act(net, slot_indices)``."""
         by_slot = self.table.repeat_interleave(n)
-        for k in torch.unique(by_slot[seats]).tolist():
-            if k >= 0:  # every pool seat's table plays a snapshot; the guard keeps -1 out of ``net``
-                act(self.net(k), (seats & (by_slot == k)).nonzero().squeeze(1))
+        for k in self.played:
+            rows = (seats & (by_slot == k)).nonzero().squeeze(1)
+            if rows.numel():
+                act(self.net(k), rows)
 
     def act_all(
         self, seats: torch.Tensor, n: int, inputs: tuple, action: torch.Tensor, memory: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Every snapshot on every row (a GPU has width to spare, and picking rows would ask the host),
+        """Every played snapshot on every row (a GPU has width to spare, and picking rows would ask the host),
         each row keeping its own table's snapshot's action and memory where ``seats``. ``inputs``:
         the observations, masks, done flags and critic state of the networks' ``act``."""
         obs, mask, done, state = inputs
         by_slot = self.table.repeat_interleave(n)
-        for k in range(len(self.snapshots)):
+        for k in self.played:  # not the retired or unplayed snapshots: a forward pass each, every tick
             out = self.net(k).act(obs, mask, done, memory, state)
             mine = seats & (by_slot == k)
             action = torch.where(mine, out[0], action)
@@ -100,6 +107,7 @@ class OpponentPool:
         self.draw_from = sum(1 for k in keep if k < self.draw_from)
         self.snapshots = [self.snapshots[k] for k in keep]
         self._nets = {id(s): self._nets[id(s)] for s in self.snapshots if id(s) in self._nets}
+        self._note_played()
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -140,3 +148,4 @@ class OpponentPool:
         self.snapshots, self.draw_from = snapshots, draw_from
         self.table = table.to(self.table.device).clone()
         self._nets = {}
+        self._note_played()
