@@ -20,6 +20,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import BaseParallelWrapper, BaseWrapper
 
+from quatro_env.common.strict import as_int
+
 __all__ = ["FlatObservationAEC", "FlatObservationParallel", "MaxCyclesParallel", "flat_observation"]
 
 OBS_KEY, MASK_KEY = "observation", "action_mask"
@@ -106,8 +108,7 @@ class MaxCyclesParallel(BaseParallelWrapper):
     """Truncates every agent still playing after ``max_cycles`` steps (PettingZoo's ``max_cycles``)."""
 
     def __init__(self, env: ParallelEnv, max_cycles: int) -> None:
-        if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
-            raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+        max_cycles = as_int(max_cycles, "max_cycles", low=1)
         super().__init__(env)
         self.max_cycles = max_cycles
         self._cycles = 0
@@ -120,6 +121,8 @@ class MaxCyclesParallel(BaseParallelWrapper):
         return result
 
     def step(self, actions: Mapping[Any, Any]):
+        if not self.agents:  # truncated (or never reset): the table below would play on
+            raise RuntimeError("the episode is over: call reset() before step() (max_cycles)")
         obs, rewards, terminations, truncations, infos = self.env.step(actions)
         self._cycles += 1
         if self._cycles >= self.max_cycles:

@@ -3,11 +3,12 @@
 Needs nothing beyond the core install. The other seats (teammates and opponents alike) are
 played by *seat policies*, each one of:
 
-- the name of a built-in bot (``"random"``, ``"idle"``, ``"random_caller"``; see
-  ``quatro_env/quatro/bots.py``), built fresh per seat;
+- the name of a built-in bot, options included (any name of ``BOT_POLICIES``: ``"random"``,
+  ``"counter"``, ``"cover:split=true"``...; see ``quatro_env/quatro/bots.py``), built fresh per seat;
 - an object with ``act(observation, mask) -> int`` (a built-in ``BotPolicy``, or a frozen trained
   policy such as ``quatro_env.integrations.rllib.load_rllib_policy(...)``); its ``reset(seed)``,
-  if any, is called on every env reset;
+  if any, is called on every env reset. A built-in ``BotPolicy`` given for several seats is copied
+  for each (a bot's memory is its seat's); any other object is shared by the seats it is given for;
 - a callable ``policy(obs_dict, agent) -> int`` (the AEC-tournament convention), e.g. a frozen
   SB3 model: ``lambda obs, agent: int(model.predict(obs, action_masks=obs["action_mask"])[0])``.
 
@@ -20,14 +21,16 @@ actions (they are given the mask).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from quatro_env.common.strict import as_int
-from quatro_env.quatro.bots import BOT_POLICIES
+from quatro_env.bots.base import BotPolicy
+from quatro_env.common.strict import as_int, is_index
+from quatro_env.quatro.bots import build_bot
 from quatro_env.quatro.env import QuatroParallelEnv
 from quatro_env.quatro_v0 import parallel_env
 from quatro_env.registration import SINGLE_AGENT_ID as GYM_ID
@@ -43,9 +46,7 @@ class _Seat:
 
     def __init__(self, spec: SeatPolicy, num_players: int) -> None:
         if isinstance(spec, str):
-            if spec not in BOT_POLICIES:
-                raise ValueError(f"unknown bot policy {spec!r}; known: {sorted(BOT_POLICIES)}")
-            spec = BOT_POLICIES[spec](num_players)
+            spec = build_bot(spec, num_players)  # a bad name or option is refused by name
         self.spec = spec
         self._act = getattr(spec, "act", None)
         if self._act is None and not callable(spec):
@@ -92,19 +93,22 @@ class QuatroSingleAgentEnv(gym.Env):
         self.parallel: QuatroParallelEnv = parallel_env(render_mode=render_mode, **config)
         self.render_mode = render_mode
         n = self.parallel.n
-        if not 0 <= seat < n:
-            raise ValueError(f"seat: {seat} is outside 0..{n - 1}")
+        seat = as_int(seat, "seat", low=0, high=n - 1)  # True is not seat 1 (decision 16)
         self.seat = seat
         self.agent = f"player_{seat}"
         if isinstance(others, Mapping):
-            unknown = set(others) - set(range(n)) or ({seat} & set(others))
+            unknown = [s for s in others if not is_index(s) or not 0 <= s < n or s == seat]
             if unknown:
-                raise ValueError(f"others: seats {sorted(unknown)} are not other seats of a {n}-player table")
+                raise ValueError(f"others: seats {unknown!r} are not other seats of a {n}-player table")
             specs = {s: others.get(s, "random") for s in range(n) if s != seat}
         else:
-            specs = {s: others for s in range(n) if s != seat}
-        # One policy object per seat: a bot name builds one bot per seat; an object given for
-        # several seats is shared (its reset is then called once per seat, in seat order).
+            # a built-in bot keeps one seat's memory: each seat gets its own copy, as a name would
+            # give; any other object (a frozen network) is shared, its reset called once per seat
+            specs = {
+                s: copy.deepcopy(others) if isinstance(others, BotPolicy) else others
+                for s in range(n)
+                if s != seat
+            }
         self.others = {f"player_{s}": make_seat_policy(spec, n) for s, spec in specs.items()}
         self.observation_space = self.parallel.observation_space(self.agent)
         self.action_space = self.parallel.action_space(self.agent)
@@ -113,9 +117,15 @@ class QuatroSingleAgentEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
         if seed is not None:
             as_int(seed, "seed", low=0)  # the ParallelEnv's rule: gymnasium would take True as 1
-        super().reset(seed=seed)
-        table_seed, *seat_seeds = self.np_random.integers(2**63 - 1, size=1 + len(self.others)).tolist()
-        self._obs, infos = self.parallel.reset(seed=table_seed, options=options)
+        before = (copy.deepcopy(self._np_random), self._np_random_seed)
+        try:
+            super().reset(seed=seed)
+            table_seed, *seat_seeds = self.np_random.integers(2**63 - 1, size=1 + len(self.others)).tolist()
+            self._obs, infos = self.parallel.reset(seed=table_seed, options=options)
+        except Exception:
+            # a refused reset changes nothing, as the table's own (its draws included)
+            self._np_random, self._np_random_seed = before
+            raise
         for policy, seat_seed in zip(self.others.values(), seat_seeds, strict=True):
             policy.reset(seat_seed)
         return self._obs[self.agent], infos[self.agent]
@@ -140,6 +150,8 @@ class QuatroSingleAgentEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learning seat's current legal-action mask, as booleans (for sb3-contrib)."""
+        if not self._obs:
+            raise RuntimeError("no table yet: call reset() before action_masks()")
         return self._obs[self.agent]["action_mask"].astype(bool)
 
     def render(self):

@@ -114,6 +114,11 @@ class QuatroRLlibEnv(ParallelPettingZooEnv):
         self.illegal_actions += sum(bool(info.get("illegal_action")) for info in result[4].values())
         return result
 
+    def render(self):
+        """The table's picture in its ``render_mode`` (RLlib's wrapper passes the mode as an argument,
+        which PettingZoo's ``render()`` does not take)."""
+        return self.par_env.render()
+
 
 def _make_env(env_config: Mapping[str, Any]) -> QuatroRLlibEnv:
     config = dict(env_config)

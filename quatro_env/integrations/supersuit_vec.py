@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import supersuit as ss
 
+from quatro_env.common.strict import as_int
 from quatro_env.quatro_v0 import parallel_env
 
 __all__ = ["make_vec_env", "sample_masked"]
@@ -36,8 +37,8 @@ def make_vec_env(num_tables: int = 1, num_cpus: int = 0, base_class: str = "gymn
     Sets ``single_observation_space``/``single_action_space`` (the per-slot spaces, as CleanRL
     expects) and ``num_agents``. Remember ``reset(seed=...)`` before the first step.
     """
-    if num_tables < 1:
-        raise ValueError(f"num_tables must be positive, got {num_tables}")
+    num_tables = as_int(num_tables, "num_tables", low=1)
+    num_cpus = as_int(num_cpus, "num_cpus", low=0)  # SuperSuit loops forever on a negative count
     procs = min(num_cpus, num_tables)
     if procs > 1 and num_tables != procs:
         raise ValueError(

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from quatro_env.common.cli import OneLineParser, int_in
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 
@@ -62,6 +62,12 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
         value = sections["run"].get(key, lowest)
         if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
             raise ValueError(f"run.{key}: an integer >= {lowest}, got {value!r}")
+    from quatro_env.quatro_v0 import parallel_env
+
+    try:  # the table is built once here, before Ray starts: a typo is one line and exit 2
+        parallel_env(**sections["env"])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"env section: {one_line_error(err)}") from None
     return sections
 
 
@@ -140,28 +146,28 @@ def main(argv: list[str] | None = None) -> int:
 
     from quatro_env.integrations.rllib import build_ppo_config, export_torchscript
 
-    if args.address:
-        ray.init(address=args.address)
-    else:
-        ray.init(num_cpus=args.num_cpus, include_dashboard=False)
-    print(f"ray: {ray.cluster_resources()}", flush=True)
-
-    algo_config = build_ppo_config(
-        config["env"],
-        env_runners=config["env_runners"],
-        learners=config["learners"],
-        training=config["training"],
-        model=config["model"],
-        seed=run.get("seed"),
-    )
-    algo = algo_config.build_algo()
-    summary: dict[str, Any] = {
-        "address": args.address,
-        "num_env_runners": algo_config.num_env_runners,
-        "iterations": [],
-        "checkpoints": [],
-    }
-    try:
+    algo = None
+    try:  # Ray is shut down however the run ends, its start and the algorithm's build included
+        if args.address:
+            ray.init(address=args.address)
+        else:
+            ray.init(num_cpus=args.num_cpus, include_dashboard=False)
+        print(f"ray: {ray.cluster_resources()}", flush=True)
+        algo_config = build_ppo_config(
+            config["env"],
+            env_runners=config["env_runners"],
+            learners=config["learners"],
+            training=config["training"],
+            model=config["model"],
+            seed=run.get("seed"),
+        )
+        algo = algo_config.build_algo()
+        summary: dict[str, Any] = {
+            "address": args.address,
+            "num_env_runners": algo_config.num_env_runners,
+            "iterations": [],
+            "checkpoints": [],
+        }
         for i in range(1, iterations + 1):
             start = time.perf_counter()
             result = algo.train()
@@ -179,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if writer is not None:
             writer.close()
-        algo.stop()
+        if algo is not None:
+            algo.stop()
         ray.shutdown()
     if args.summary:
         Path(args.summary).write_text(json.dumps(summary, indent=2))

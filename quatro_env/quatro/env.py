@@ -49,8 +49,11 @@ class QuatroParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         obs_box = spaces.Box(0, 255, (self.encoder.obs_dim,), np.uint8)
         mask_box = spaces.Box(0, 1, (self.codec.num_actions,), np.int8)
-        self._observation_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-        self._action_space = spaces.Discrete(self.codec.num_actions)
+        # one space object per agent: seeding one agent's sampler leaves the others' alone
+        self._observation_spaces = {
+            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+        }
+        self._action_spaces = {a: spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (n * self.encoder.obs_dim,), np.uint8)
         self.bots = {s: build_bot(self.config.bot_policy, n) for s in self.config.bot_seats}
         self.bots_silenced = False
@@ -63,10 +66,10 @@ class QuatroParallelEnv(ParallelEnv):
 
     # ---------------------------------------------------------------- spaces (cached objects)
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self._observation_space
+        return self._observation_spaces[agent]  # KeyError for a bot seat or an unknown name
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self._action_space
+        return self._action_spaces[agent]
 
     # ---------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):

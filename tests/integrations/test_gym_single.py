@@ -124,3 +124,54 @@ def test_seat_policy_kinds():
 def test_gymnasium_doc_snippets():
     ns = run_doc("gymnasium.md")
     assert isinstance(ns["episode_return"], float)
+
+
+def test_a_seat_is_an_integer_and_others_name_seats_by_integers():
+    """True is not seat 1 (decision 16), for the learning seat and for the keys of ``others``."""
+    for seat in (True, 1.0, "1"):
+        with pytest.raises(ValueError, match="seat"):
+            QuatroSingleAgentEnv(seat=seat, **SHORT_TABLE)
+    with pytest.raises(ValueError, match="others"):
+        QuatroSingleAgentEnv(seat=0, others={True: "idle"}, **SHORT_TABLE)
+    env = QuatroSingleAgentEnv(seat=np.int64(1), others={np.int64(0): "idle"}, **SHORT_TABLE)
+    assert env.agent == "player_1" and type(env.others["player_0"].spec).__name__ == "IdleBot"
+
+
+def test_a_bot_named_with_options_is_built_with_them():
+    env = QuatroSingleAgentEnv(others="cover:split=true", **SHORT_TABLE)
+    assert all(policy.spec.split for policy in env.others.values())
+    with pytest.raises(ValueError, match="partner_delay"):
+        QuatroSingleAgentEnv(others="cover:partner_delay=-1", **SHORT_TABLE)
+
+
+def test_one_built_in_bot_given_for_every_seat_plays_as_one_bot_per_seat():
+    """A scripted bot's memory (its target, its patience) is its seat's: the object given once is
+    copied per seat, so the game is the one the bot's name gives (shared, it played otherwise)."""
+    from quatro_env.quatro.bots import CollectorBot
+
+    def trace(others):
+        env = QuatroSingleAgentEnv(seat=0, others=others, illegal_action="noop", **SHORT_TABLE)
+        obs, _ = env.reset(seed=3)
+        rows = []
+        for _ in range(60):
+            obs, *_ = env.step(0)
+            rows.append(obs["observation"].tobytes())
+        return rows, env
+
+    by_name, _ = trace("collector")
+    by_object, env = trace(CollectorBot(4))
+    assert by_object == by_name
+    assert len({id(policy.spec) for policy in env.others.values()}) == 3
+
+
+def test_a_refused_reset_changes_nothing_and_masks_need_a_table():
+    env = QuatroSingleAgentEnv(**SHORT_TABLE)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.action_masks()
+    env.reset(seed=4)
+    first, _ = env.reset()
+    env.reset(seed=4)
+    with pytest.raises(ValueError):
+        env.reset(options={"position": "not a position"})
+    again, _ = env.reset()  # the stream continues as if the refused reset had not been asked
+    assert np.array_equal(first["observation"], again["observation"])

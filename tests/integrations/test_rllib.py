@@ -238,6 +238,18 @@ def test_trainer_overrides_are_key_value_and_checked():
         load_config("rllib_ppo_4p", ["run.iteration=1"])
     with pytest.raises(ValueError, match="shipped: .*rllib_ppo_4p"):
         load_config("no_such_config")
+    # the table is checked before Ray starts: a typo is one line, not a traceback from a worker
+    with pytest.raises(ValueError, match="env section: num_player: Extra inputs"):
+        load_config("rllib_ppo_4p", ["env.num_player=4"])
+    with pytest.raises(ValueError, match="env section: max_cycles"):
+        load_config("rllib_ppo_4p", ["env.max_cycles=0"])
+
+
+def test_render_draws_the_table_in_its_mode():
+    """RLlib's wrapper passes the mode to ``render``; Quatro's ``render()`` takes none."""
+    env = QuatroRLlibEnv(dict(SHORT_TABLE, render_mode="ansi"))
+    env.reset(seed=0)
+    assert "tick" in env.render().lower()
 
 
 def test_plain_rllib_says_what_to_use(local_ray):

@@ -66,6 +66,11 @@ def test_documented_pitfalls_still_hold():
     assert np.array_equal(first[1], first[2])
     with pytest.raises(ValueError, match="same seeds"):
         make_vec_env(num_tables=4, num_cpus=2)
+    with pytest.raises(ValueError, match="num_cpus"):  # SuperSuit's split loop never ends on it
+        make_vec_env(num_tables=3, num_cpus=-1)
+    for tables in (2.5, True):
+        with pytest.raises(ValueError, match="num_tables"):
+            make_vec_env(num_tables=tables)
 
 
 def test_masked_sampling_never_illegal_across_autoresets():

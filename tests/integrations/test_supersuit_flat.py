@@ -117,5 +117,5 @@ def test_max_cycles_test_passes():
         _, _, terms, truncs, _ = env.step({a: 0 for a in env.agents})
         assert all(truncs.values()) == (tick == 2) and not any(terms.values())
     assert env.agents == []
-    with pytest.raises(ValueError, match="max_cycles must be a positive integer"):
+    with pytest.raises(ValueError, match="max_cycles: 0 is outside 1.."):
         quatro_v0.parallel_env(max_cycles=0)

@@ -9,6 +9,7 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import quatro_env
+from quatro_env import quatro_v0
 from quatro_env.quatro import GameOverError
 
 from .helpers import K, act, events, make_env, play, quartet_position, step
@@ -54,6 +55,14 @@ def test_spaces_are_the_same_object_every_call(n):
         assert env.action_space(a).n == env.codec.num_actions
         obs = env._observations()[a]
         assert env.observation_space(a).contains(obs)
+    # one space per agent (seeding one agent's sampler leaves the others'); no space for a bot seat
+    first, second = env.possible_agents[:2]
+    assert env.action_space(first) is not env.action_space(second)
+    for name in ("player_0", "nobody"):  # seat 0 is a bot
+        with pytest.raises(KeyError):
+            env.action_space(name)
+        with pytest.raises(KeyError):
+            env.observation_space(name)
 
 
 @pytest.mark.parametrize("n", N)
@@ -160,3 +169,14 @@ def test_a_won_match_terminates_rather_than_truncates_on_the_last_round():
     play(env)
     _, _, term, trunc, _ = step(env, {0: act(env, K.CONTRA, 1)})
     assert all(term.values()) and not any(trunc.values())
+
+
+def test_max_cycles_refuses_a_step_after_its_truncation_and_takes_numpy_integers():
+    env = quatro_v0.parallel_env(max_cycles=np.int64(2))
+    env.reset(seed=0)
+    for _ in range(2):
+        env.step({a: 0 for a in env.agents})
+    tick = env.unwrapped.engine.tick
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step({a: 0 for a in env.unwrapped.possible_agents})
+    assert env.unwrapped.engine.tick == tick  # the table below did not play on
