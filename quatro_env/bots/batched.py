@@ -192,7 +192,7 @@ _all_unknown_are = njit(cache=True)(all_unknown_are)
 def _count(o, fields, seats, act, n, v, known, unknown, erratic, threshold, keep_weight):
     """CounterBot.listen (``record_quatro`` off): observe the exchanges, then «Contra» or -1."""
     for r in range(1, n):
-        if not o[seats[r, S_EXCHANGED]]:
+        if o[fields[F_RESHUFFLED]] or not o[seats[r, S_EXCHANGED]]:  # a re-deal came after them
             continue
         taken = argmax_at(o, seats[r, S_TAKEN], v)
         placed = argmax_at(o, seats[r, S_PLACED], v)

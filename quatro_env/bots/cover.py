@@ -76,7 +76,14 @@ class CoverBot(HonestBot):
 
     ``beat=False`` is the channel-only cover (exchanges whenever the collector has one; the sign at the
     holder's *next* pulse), kept to measure what the exchange cover buys; its ``pulse_timing`` holds
-    back the exchange that completes a quartet until the tick before the member's next pulse.
+    back every exchange until the tick before the member's next pulse, so the one that completes a
+    quartet looks like any other.
+
+    The beat needs a pulse period of at least 3 ticks (the tick before a pulse arms the sign) and an
+    exchange cooldown no longer than the period. At a 1-tick period (``pulse_seconds`` equal to the
+    tick) it never completes a quartet and shows one emoji all round; at 2 ticks against the default
+    4-tick cooldown it misses beats and some sign pulses come without a quartet. Use ``beat=False``
+    on such tables.
     """
 
     partner_delay = 0
@@ -112,10 +119,13 @@ class CoverBot(HonestBot):
         self.default_period = to_ticks(QuatroConfig(num_players=num_players)).pulse
         super().__init__(num_players, seed)
 
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.period = self.default_period  # a match learns its table's period afresh (same seed, same play)
+
     def new_round(self, obs: np.ndarray) -> None:
         super().new_round(obs)
         self.shown_since_choice = True  # the current emoji (none yet) has been pulsed: choose a fresh one
-        self.period = getattr(self, "period", self.default_period)
         self._last_age: int | None = None
         self.call_due: int | None = None  # beat: the tick (of the round) to call «Quatro» from
         # split: per seat, the values it took less those it placed this round (public, Q12)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from quatro_env.bots.signalling import DecoyBot, HonestBot
+from quatro_env.common.strict import as_flag, as_int, as_real
 
 
 class EavesdropperBot(HonestBot):
@@ -35,9 +36,9 @@ class EavesdropperBot(HonestBot):
         steady_pulses: int | None = None,
     ) -> None:
         if silence_ticks is not None:
-            self.silence_ticks = int(silence_ticks)
+            self.silence_ticks = as_int(silence_ticks, "silence_ticks", low=1)
         if steady_pulses is not None:
-            self.steady_pulses = int(steady_pulses)
+            self.steady_pulses = as_int(steady_pulses, "steady_pulses", low=1)
         super().__init__(num_players, seed)
 
     def new_round(self, obs: np.ndarray) -> None:
@@ -113,15 +114,15 @@ class CounterBot(DecoyBot):
         record_quatro: bool | None = None,
     ) -> None:
         if threshold is not None:
-            if not 0 < threshold <= 1:
+            if not 0 < as_real(threshold, "threshold") <= 1:
                 raise ValueError(f"threshold: must lie in (0, 1], got {threshold}")
             self.threshold = float(threshold)
-        if keep_weight is not None:
-            if keep_weight <= 0:
+        if keep_weight is not None:  # NaN or infinity would read every collecting seat as P = 1
+            if as_real(keep_weight, "keep_weight") <= 0:
                 raise ValueError(f"keep_weight: must be > 0, got {keep_weight}")
             self.keep_weight = float(keep_weight)
         if record_quatro is not None:
-            self.record_quatro = bool(record_quatro)
+            self.record_quatro = as_flag(record_quatro, "record_quatro")
         super().__init__(num_players, seed)
 
     def new_round(self, obs: np.ndarray) -> None:
@@ -139,8 +140,11 @@ class CounterBot(DecoyBot):
         self.erratic = [False] * n
 
     def observe(self, obs: np.ndarray) -> None:
-        """Fold the tick's public exchanges into the knowledge."""
+        """Fold the tick's public exchanges into the knowledge; a reshuffle tick's all came before its
+        re-deal (Q20), so they tell nothing of the new hands."""
         view = self.view
+        if view.reshuffled(obs):
+            return
         for r in range(1, view.n):
             ex = view.exchange(obs, r)
             if ex is None:

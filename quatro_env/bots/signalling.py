@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from quatro_env.bots.basic import CollectorBot
+from quatro_env.common.strict import as_real
 from quatro_env.quatro.cards import NUM_EMOJIS
 
 
@@ -90,7 +91,7 @@ class DecoyBot(HonestBot):
 
     def __init__(self, num_players: int, seed: int | None = None, cover_rate: float | None = None) -> None:
         if cover_rate is not None:
-            if not 0 < cover_rate <= 1:
+            if not 0 < as_real(cover_rate, "cover_rate") <= 1:
                 raise ValueError(f"cover_rate: must lie in (0, 1], got {cover_rate}")
             self.cover_rate = float(cover_rate)
         super().__init__(num_players, seed)

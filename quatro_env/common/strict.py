@@ -7,6 +7,7 @@ the API boundary; pydantic models use its strict mode for the same rule.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,14 @@ def as_int(value: Any, what: str, low: int | None = None, high: int | None = Non
         span = f"{'' if low is None else low}..{'' if high is None else high}"
         raise ValueError(f"{what}: {value} is outside {span}")
     return value
+
+
+def as_real(value: Any, what: str) -> float:
+    """``value`` as a finite float: an int or a float (NumPy's too), never a bool, NaN or infinity."""
+    number = isinstance(value, (int, float, np.integer, np.floating))
+    if isinstance(value, (bool, np.bool_)) or not number or not math.isfinite(value):
+        raise ValueError(f"{what}: must be a finite number, got {value!r} ({type(value).__name__})")
+    return float(value)
 
 
 def as_flag(value: Any, what: str) -> bool:

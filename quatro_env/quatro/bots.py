@@ -67,6 +67,8 @@ def parse_bot_policy(text: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"policy {text!r}: parameter {item!r} is not key=value")
+        if key.strip() in options:
+            raise ValueError(f"policy {text!r}: parameter {key.strip()!r} is given twice")
         options[key.strip()] = _checked_parameter(text, name, key.strip(), scalar(value))
     return name, options
 

@@ -147,11 +147,12 @@ class QuatroParallelEnv(ParallelEnv):
         raise IllegalActionError(seat, action, described, f"{agent}: {reason}")
 
     def _bot_action(self, seat: int, bot) -> int:
+        """A bot sees every tick, as in the batched env and the harness; offline or silenced, its
+        action is dropped. (Skipped ticks left a bot offline across a round end in its old round.)"""
+        action = bot.act(self._obs[seat], self._masks[seat])
         if seat in self._driven:
             return self._driven.pop(seat)
-        if self.bots_silenced or not self.engine.connected[seat]:
-            return 0
-        return bot.act(self._obs[seat], self._masks[seat])
+        return 0 if self.bots_silenced or not self.engine.connected[seat] else action
 
     def _rewards(self, points: list[int]) -> dict[str, float]:
         """Zero-sum: +1 a member per point; the non-scoring seats share the loss. Else team points."""

@@ -59,10 +59,10 @@ def play_and_compare(num_players: int, lineup: list[str], tables: int, ticks: in
             seen[name].add(int(a))
         result = engine.step(torch.from_numpy(slow).view(tables, n))
         done = (result.terminations | result.truncations).numpy()
-        for b in np.flatnonzero(done):  # a table that ends restarts with fresh bots, as a match does
-            for s in range(n):
+        for b in np.flatnonzero(done):  # a table that ends restarts its bots, as the envs and harness do:
+            for s in range(n):  # reset (not rebuilt), so state a reset forgets to clear shows up
                 i = b * n + s
-                numpy_bots[i] = numpy_bot(names[i], n)
+                numpy_bots[i].reset(0)
                 numpy_bots[i].rng = rngs[i]
             batched.reset_rows(
                 np.arange(b * n, (b + 1) * n), BatchedBots.kind_ids(names[b * n : (b + 1) * n])

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from quatro_env.bots import CounterBot, EavesdropperBot
+from quatro_env.bots.batched import BatchedBots
 from quatro_env.eval.policies import as_policy
 from quatro_env.eval.runner import run_lineups
 from quatro_env.quatro import ActionKind as K
@@ -283,3 +284,87 @@ def test_listener_stays_quiet_without_a_sign():
     for _ in range(60):
         table.step()
     assert table.kinds_played(0) == {K.NOOP}
+
+
+def test_counter_learns_nothing_from_a_reshuffle_tick_s_exchanges():
+    """Q20: every exchange shown in a reshuffle tick came before the re-deal; folded in, the record
+    said the exchanger surely held a card it no longer has (the bound was no longer sound)."""
+    from quatro_env.quatro.encoding import ObservationEncoder
+    from quatro_env.quatro.engine import QuatroEngine
+
+    n = 4
+    engine = QuatroEngine(QuatroConfig(bot_seats=(1, 2, 3)))  # seat 0's proposal has no voter
+    encoder, counter = ObservationEncoder(n), CounterBot(n, seed=0)
+    row = BatchedBots(n, 1)  # and its compiled row
+    row.reset_rows(np.arange(1), BatchedBots.kind_ids(["counter"]))
+    obs = np.zeros((n, encoder.obs_dim), np.uint8)
+
+    def both_act():
+        counter.act(obs[2], engine.legal_mask(2))
+        row.act(obs[2:3], engine.legal_mask(2)[None], np.full((1, row.num_draws), 0.5))
+
+    encoder.encode(engine, engine.reset(2), (), obs)
+    ready = engine.codec.encode(K.READY)
+    while engine.phase != Phase.PLAY:
+        result = engine.step([ready if engine.legal_mask(0)[ready] else 0, 0, 0, 0])
+        encoder.encode(engine, result.events, result.order, obs)
+    both_act()
+    engine.force_next_order((1, 0, 2, 3))  # seat 1 exchanges, then seat 0's proposal re-deals
+    result = engine.step(
+        [engine.codec.encode(K.PROPOSE_RESHUFFLE), engine.codec.encode(K.EXCHANGE, (0, 0)), 0, 0]
+    )
+    encoder.encode(engine, result.events, result.order, obs)
+    assert {"exchange", "reshuffle"} <= {e.kind for e in result.events}
+    both_act()
+    seat_1 = (1 - 2) % n  # as the counter at seat 2 sees it
+    assert sum(counter.known[seat_1]) == 0 and counter.unknown[seat_1] == 4
+    assert row.known[0, seat_1].sum() == 0 and row.runs[0, 1, seat_1] == 4  # the row's unknown count
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "counter:keep_weight=nan",  # every collecting seat read P = 1: 11 of 12 «Contra» calls were wrong
+        "counter:keep_weight=inf",
+        "counter:threshold=true",
+        "eavesdropper:silence_ticks=-3",
+        "eavesdropper:steady_pulses=0",
+        "decoy:cover_rate=nan",
+        "cover:split=true,split=false",  # the last of two used to win without a word
+    ],
+)
+def test_a_bad_bot_option_is_refused_by_name(spec):
+    from quatro_env.quatro.bots import build_bot
+
+    key = spec.split(":")[1].split("=")[0]
+    with pytest.raises(ValueError, match=key):
+        build_bot(spec, 4)
+
+
+def test_a_bot_built_in_python_takes_no_coerced_option():
+    from quatro_env.bots import DecoyBot
+
+    for build, key in (
+        (lambda: EavesdropperBot(4, silence_ticks=2.7), "silence_ticks"),
+        (lambda: DecoyBot(4, cover_rate=True), "cover_rate"),
+        (lambda: CounterBot(4, record_quatro="false"), "record_quatro"),
+    ):
+        with pytest.raises(ValueError, match=key):
+            build()
+
+
+def test_same_seed_same_play_after_a_cover_bot_learned_another_period():
+    """Q30: a cover bot learns the table's pulse period from its own pulses; a reset forgets it (it
+    survived, so a second seeded match on the same env played otherwise than the first)."""
+    import quatro_env
+
+    def actions(env):
+        env.reset(seed=7)
+        played = []
+        for _ in range(80):
+            env.step({"player_0": 0})
+            played.append([(e.kind, e.seat, repr(e.data)) for e in env.last_tick.events])
+        return played
+
+    env = quatro_env.parallel_env(bot_seats=(1, 2, 3), bot_policy="cover", pulse_seconds=3, **SHORT)
+    assert actions(env) == actions(env)
