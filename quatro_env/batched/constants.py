@@ -37,3 +37,6 @@ P_ORDER, P_SIGN, P_DEAL, P_CONNECT, P_Q5 = 1, 2, 3, 4, 64
 M32 = 0xFFFFFFFF  # draws are 32-bit
 #: the longest phase or cooldown the int32 clocks hold, with room for arithmetic
 MAX_TICKS = 2**30
+#: the most points a team may reach (int8 scores) and rounds a match may last (int16 counters, with
+#: the round after the last one begun)
+MAX_POINTS, MAX_ROUNDS = 2**7 - 1, 2**15 - 2

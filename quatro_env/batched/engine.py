@@ -27,10 +27,10 @@ import numpy as np
 import torch
 
 from quatro_env.batched import schema
-from quatro_env.batched.constants import MAX_TICKS
+from quatro_env.batched.constants import MAX_POINTS, MAX_ROUNDS, MAX_TICKS
 from quatro_env.batched.program import layout as L
 from quatro_env.batched.schema import STATE_FIELDS
-from quatro_env.common.strict import as_int
+from quatro_env.common.strict import as_flag, as_int
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import deck_size, num_values
 from quatro_env.quatro.config import QuatroConfig, to_ticks
@@ -76,6 +76,10 @@ class BatchedQuatroEngine:
     ) -> None:
         if config is None:
             config = QuatroConfig(**config_kwargs)
+        elif not isinstance(config, QuatroConfig):
+            raise ValueError(
+                f"config: a QuatroConfig (or its fields as keywords), got {type(config).__name__}"
+            )
         elif config_kwargs:  # re-validated
             config = QuatroConfig(**config.model_copy(update=config_kwargs).model_dump())
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
@@ -96,9 +100,26 @@ class BatchedQuatroEngine:
                     f"{name}_seconds: {ticks} ticks is beyond the batched engine's int32 clocks "
                     f"(at most {MAX_TICKS} ticks; the reference engine plays any length)"
                 )
+        # a round gives one point at most: a score never passes min(points_to_win, max_rounds)
+        if min(cfg.points_to_win, cfg.max_rounds) > MAX_POINTS:
+            raise ValueError(
+                f"points_to_win: {cfg.points_to_win} with max_rounds {cfg.max_rounds} lets a score pass the "
+                f"batched engine's int8 scores (at most {MAX_POINTS} points; the reference plays any)"
+            )
+        if cfg.max_rounds > MAX_ROUNDS:
+            raise ValueError(
+                f"max_rounds: {cfg.max_rounds} is beyond the batched engine's int16 round counters "
+                f"(at most {MAX_ROUNDS}; the reference plays any)"
+            )
+        late = [entry for entry in cfg.disconnect_schedule if entry[0] > MAX_TICKS]
+        if late:
+            raise ValueError(
+                f"disconnect_schedule: tick {late[0][0]} is beyond the int32 clocks ({MAX_TICKS})"
+            )
         self.codec = ActionCodec(n)
         self.num_actions = A = self.codec.num_actions
-        self.record_draws, self.keep_final = record_draws, keep_final
+        self.record_draws = as_flag(record_draws, "record_draws")
+        self.keep_final = keep_final = as_flag(keep_final, "keep_final")
         self.draws: dict[str, Any] = {}
         self.is_bot = torch.tensor([s in cfg.bot_seats for s in range(n)], dtype=torch.bool, device=dev)
         self._team_of = torch.arange(n, dtype=torch.long, device=dev) % T  # Q2
@@ -221,10 +242,14 @@ class BatchedQuatroEngine:
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
         """Restore :meth:`state_dict`; a missing, unknown, ill-shaped or out-of-range entry is refused by
         name before anything changes. The masks are derived again from the loaded state (the rules
-        decide legality, not the file), with the kinds ``sample_actions`` draws from."""
+        decide legality, not the file), with the kinds ``sample_actions`` draws from; the observations
+        are taken as saved (the events they show are not saved). The state names no config: load it
+        into an engine of the config that wrote it (the trainer checks its ``env_config``). The last
+        step's results (``rewards``, ``done``, ``final_scores``...) are cleared."""
         if not isinstance(state, dict):
             raise ValueError(f"engine state: a dict of tensors, got {type(state).__name__}")
-        missing, unknown = sorted(set(STATE_FIELDS) - set(state)), sorted(set(state) - set(STATE_FIELDS))
+        missing = sorted(set(STATE_FIELDS) - set(state))
+        unknown = sorted(set(state) - set(STATE_FIELDS), key=repr)  # keys of any type
         if missing or unknown:
             raise ValueError(f"engine state: missing {missing}, unknown {unknown}")
         for name in STATE_FIELDS:
@@ -241,6 +266,8 @@ class BatchedQuatroEngine:
             raise ValueError(f"engine state: values the rules never hold: {'; '.join(bad)}")
         for name in STATE_FIELDS:
             getattr(self, name).copy_(state[name])
+        for field in schema.RESULTS:
+            getattr(self, field.name).fill_(field.fill)
         self._derive_masks(self._view(self._all_rows), True, self.masks)
 
     def illegal_reason(self, table: int, seat: int, action: int) -> str | None:
@@ -250,6 +277,8 @@ class BatchedQuatroEngine:
         copy of this table's fields, so the batched engine states no rule a second time. Meant for
         error messages: it reads one table on the host.
         """
+        table = as_int(table, "table", low=0, high=self.num_envs - 1)
+        seat = as_int(seat, "seat", low=0, high=self.n - 1)
         b, ref = table, QuatroEngine(self.config)
         row = {name: getattr(self, name)[b].tolist() for name in schema.TABLE_STATE}
         seats = lambda name: {s for s, on in enumerate(row[name]) if on}  # noqa: E731
@@ -273,29 +302,39 @@ class BatchedQuatroEngine:
 
     # ================================================================== reset, step, sample
     def reset(self, seed: int | torch.Tensor | list[int] | None = None) -> StepResult:
-        """Reset every table. ``seed``: an int (table b gets ``seed + b``), one seed per table, or None."""
+        """Reset every table. ``seed``: an int (table b gets ``seed + b``), one seed per table, or None.
+
+        Seeds are integers in 0..MAX_SEED: a bool, a float or a negative one is refused, as by the
+        ParallelEnv, never rounded; one seed per table is an integer list, array or tensor of shape [B]."""
         B = self.num_envs
+        if isinstance(seed, (torch.Tensor, np.ndarray)) and seed.ndim == 0:
+            seed = seed.item()  # a 0-d integer is one seed (a 0-d float stays a float: refused)
         if seed is None:
             seeds = torch.randint(0, MAX_SEED, (B,), dtype=torch.long)
-        elif isinstance(seed, (int, np.integer)):  # a bool or a negative one is refused (ParallelEnv)
-            seeds = as_int(seed, "seed", low=0, high=MAX_SEED) + torch.arange(B, dtype=torch.long)
+        elif isinstance(seed, (list, tuple, torch.Tensor, np.ndarray)):
+            seeds = torch.from_numpy(_table_seeds(seed, B))
         else:
-            seeds = torch.as_tensor(seed, dtype=torch.long).reshape(-1)
-            if seeds.numel() != B:
-                raise ValueError(f"seed: need one seed per table ({B}), got {seeds.numel()}")
+            seeds = as_int(seed, "seed", low=0, high=MAX_SEED) + torch.arange(B, dtype=torch.long)
         self.seeds.copy_(seeds.to(self.device))
         self.episode.zero_()
         all_rows = self._view(self._all_rows)
         self._run.reset_rows(all_rows, self._prm, self._tables, self._S, self._V)
         self._encode(all_rows, True, self.observations, self.masks)
         self.rewards.zero_()
-        no = torch.zeros(B, dtype=torch.bool)
+        no = torch.zeros(B, dtype=torch.bool, device=self.device)
         return StepResult(self.observations, self._published_masks(), self.rewards, no, no.clone(), {})
 
     def step(self, actions: torch.Tensor) -> StepResult:
         """Play one tick on every table (check, tick, reset the finished tables, encode)."""
         run, view = self._run, self._view
-        a = torch.as_tensor(actions)
+        if isinstance(actions, np.ndarray):  # a reversed view has negative strides, which torch refuses
+            actions = np.ascontiguousarray(actions)
+        try:
+            a = torch.as_tensor(actions)
+        except (TypeError, ValueError, RuntimeError, OverflowError):
+            raise ValueError(
+                f"actions: an integer array [{self.num_envs}, {self.n}], got {actions!r}"
+            ) from None
         if a.dtype == torch.bool or a.is_floating_point() or a.is_complex():
             raise ValueError(f"actions: integer action indices, got dtype {a.dtype}")
         if tuple(a.shape) != (self.num_envs, self.n):
@@ -435,6 +474,18 @@ class BatchedQuatroEngine:
         return draws
 
 
+def _table_seeds(seed: Any, tables: int) -> np.ndarray:
+    """One int64 seed per table from a list, array or tensor of shape [tables], or a ValueError."""
+    values = np.asarray(seed.cpu() if isinstance(seed, torch.Tensor) else seed)
+    if values.dtype.kind not in "iu" or values.shape != (tables,):
+        raise ValueError(
+            f"seed: one integer seed per table, shape [{tables}], got {values.dtype} {list(values.shape)}"
+        )
+    if ((values < 0) | (values > MAX_SEED)).any():
+        raise ValueError(f"seed: every seed lies in 0..{MAX_SEED}, got {values.min()}..{values.max()}")
+    return values.astype(np.int64)
+
+
 def numba_available() -> bool:
     try:
         import numba  # noqa: F401
@@ -446,8 +497,10 @@ def numba_available() -> bool:
 def _resolve_backend(backend: str, device: torch.device) -> str:
     """``auto``: the CPU loops on a CPU device, the CUDA kernels on a GPU (``QUATRO_BATCHED_BACKEND``
     overrides ``auto``)."""
+    source = "backend"
     if backend == "auto":
         backend = os.environ.get("QUATRO_BATCHED_BACKEND", "auto") or "auto"
+        source = "QUATRO_BATCHED_BACKEND (environment)" if backend != "auto" else source
     if backend == "auto":
         backend = "cuda" if device.type == "cuda" else "numba"
     if backend == "torch":
@@ -456,7 +509,7 @@ def _resolve_backend(backend: str, device: torch.device) -> str:
             "CPU ('numba') and on a GPU ('cuda')"
         )
     if backend not in ("numba", "cuda"):
-        raise ValueError(f"backend: 'auto', 'numba' or 'cuda', got {backend!r}")
+        raise ValueError(f"{source}: 'auto', 'numba' or 'cuda', got {backend!r}")
     if not numba_available():
         raise ValueError("backend: the batched engine needs numba (pip install numba; numba-cuda for a GPU)")
     if backend == "cuda":

@@ -20,7 +20,8 @@ legal without calls) and ``random_caller`` (uniform legal) on the device; the sc
 scale's ``cover`` and ``shout`` as rows of :class:`~quatro_env.bots.batched.BatchedBots`, every bot seat
 of every table in one compiled call on the host (the numpy bots' rules and decisions, tested). A table
 that finishes an episode gets fresh bots, as a new match does.
-Arrays are torch tensors on the engine's device (zero copy); ``numpy=True`` returns numpy arrays.
+Arrays are torch tensors on the engine's device (zero copy: the next step overwrites them); ``numpy=True``
+returns numpy arrays of their own. ``reset()`` without a seed continues the env's own seeded stream (Q30).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from quatro_env.batched.engine import MAX_SEED, BatchedQuatroEngine
 from quatro_env.bots.batched import BatchedBots
-from quatro_env.common.strict import as_int
+from quatro_env.common.strict import as_flag, as_int
 from quatro_env.quatro.actions import ActionKind
 from quatro_env.quatro.bots import batched_kind, build_bot
 
@@ -60,11 +61,17 @@ class QuatroVectorEnv(VectorEnv):
         keep_final: bool = False,
         **config: Any,
     ) -> None:
+        if seed is not None:
+            seed = as_int(seed, "seed", low=0, high=MAX_SEED)  # as reset's
+        # the seeds of unseeded resets (and of an unseeded construction): the env's own stream (Q30)
+        self._seed_rng = np.random.default_rng(seed)
+        if seed is None:
+            seed = int(self._seed_rng.integers(0, MAX_SEED))
         self.engine = BatchedQuatroEngine(
-            num_tables, device=device, seed=seed, keep_final=keep_final, **config
+            num_tables, device=device, seed=seed, keep_final=as_flag(keep_final, "keep_final"), **config
         )
         e = self.engine
-        self.numpy = numpy
+        self.numpy = as_flag(numpy, "numpy")
         self.num_tables = e.num_envs
         self.agent_seats = [s for s in range(e.n) if s not in e.config.bot_seats]
         self.bot_seats = [s for s in range(e.n) if s in e.config.bot_seats]
@@ -77,7 +84,7 @@ class QuatroVectorEnv(VectorEnv):
         self.observation_space = spaces.Box(0, 255, (self.num_envs, e.obs_dim), np.uint8)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, e.num_actions))
         self._gen = torch.Generator(device=e.device)
-        self._gen.manual_seed(0 if seed is None else int(seed) ^ 0x5EED)
+        self._gen.manual_seed(seed ^ 0x5EED)
         self._no_calls = torch.ones(e.num_actions, dtype=torch.int8, device=e.device)
         for kind in (ActionKind.QUATRO, ActionKind.CONTRA):
             r = e.codec.ranges[kind]
@@ -93,7 +100,7 @@ class QuatroVectorEnv(VectorEnv):
             self._bots = BatchedBots(e.n, self.num_tables * len(self.bot_seats))
             self._bot_kind = BatchedBots.kind_ids([kind])[0]
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
-            self._bot_rng = np.random.default_rng(None if seed is None else [int(seed), BOT_DRAW_STREAM])
+            self._bot_rng = np.random.default_rng([seed, BOT_DRAW_STREAM])
 
     # ---------------------------------------------------------------- views
     def _slots(self, x: torch.Tensor) -> torch.Tensor:
@@ -103,11 +110,14 @@ class QuatroVectorEnv(VectorEnv):
         return x.reshape(self.num_envs, *x.shape[2:])
 
     def _out(self, x: torch.Tensor):
-        return x.cpu().numpy() if self.numpy else x
+        """A numpy copy (the engine's buffers are overwritten by the next step), or the tensor itself."""
+        return x.cpu().numpy().copy() if self.numpy else x
 
     def _infos(self, res) -> dict[str, Any]:
-        e = self.engine
-        info: dict[str, Any] = {"action_mask": self._out(self._slots(e.masks))}
+        # the published masks, never the engine's own: legality is judged on those (Q29)
+        info: dict[str, Any] = {"action_mask": self._out(self._slots(res.masks))}
+        if "illegal" in res.info:  # illegal_action="noop": which slots played the no-op instead
+            info["illegal"] = self._out(self._slots(res.info["illegal"]))
         if "final_observation" in res.info:
             info["final_observation"] = info["final_obs"] = self._out(
                 self._slots(res.info["final_observation"])
@@ -127,14 +137,20 @@ class QuatroVectorEnv(VectorEnv):
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            # as the ParallelEnv: no bool, float or negative seed
+        if options:
+            raise ValueError(
+                f"options: the vector env takes no reset options (scripted positions are the "
+                f"ParallelEnv's), got {options!r}"
+            )
+        if seed is None:  # the next seed of the env's stream, as the ParallelEnv does
+            seed = int(self._seed_rng.integers(0, MAX_SEED))
+        else:  # as the ParallelEnv: no bool, float or negative seed
             seed = as_int(seed, "seed", low=0, high=MAX_SEED)
-            self._gen.manual_seed(seed ^ 0x5EED)
+            self._seed_rng = np.random.default_rng(seed)
+        self._gen.manual_seed(seed ^ 0x5EED)
         if self._bots is not None:  # fresh bots for every table's new match
             self._bots.reset_rows(np.arange(self._bots.rows), np.full(self._bots.rows, self._bot_kind))
-            if seed is not None:
-                self._bot_rng = np.random.default_rng([int(seed), BOT_DRAW_STREAM])
+            self._bot_rng = np.random.default_rng([seed, BOT_DRAW_STREAM])
         res = self.engine.reset(seed)
         return self._out(self._slots(res.observations)), self._infos(res)
 
@@ -168,6 +184,8 @@ class QuatroVectorEnv(VectorEnv):
         if self._all_agents:
             joint = a
         else:
+            if e.config.illegal_action == "raise":
+                self._refuse_illegal(a)  # before the bots draw: a refused step changes nothing
             self._joint[:, self._agent_idx] = a
             self._bot_actions()
             joint = self._joint
@@ -184,9 +202,23 @@ class QuatroVectorEnv(VectorEnv):
         trunc = res.truncations.repeat_interleave(m)
         return self._out(obs), self._out(rew), self._out(term), self._out(trunc), self._infos(res)
 
+    def _refuse_illegal(self, a: torch.Tensor) -> None:
+        """The engine's Q29 error for an illegal agent action, raised with the bots' no-ops (always legal)
+        in their seats, so the bots' memory and draws stay as they were."""
+        e = self.engine
+        inside = (a >= 0) & (a < e.num_actions)
+        masks = e.masks.index_select(1, self._agent_idx)
+        legal = inside & masks.gather(2, (a * inside).unsqueeze(-1)).squeeze(-1).bool()
+        if not bool(legal.all()):
+            joint = torch.zeros_like(self._joint)
+            joint[:, self._agent_idx] = a
+            e.step(joint)  # raises, and leaves the tables as they were
+
     def _checked_actions(self, actions) -> torch.Tensor:
         """``actions`` as long ``[num_envs]`` (or ``[num_tables, agents per table]``), or a ValueError: a
         float is not rounded, a transposed array is not reshaped."""
+        if isinstance(actions, np.ndarray):  # a reversed view has negative strides, which torch refuses
+            actions = np.ascontiguousarray(actions)
         try:
             a = torch.as_tensor(actions)
         except (TypeError, ValueError, RuntimeError):

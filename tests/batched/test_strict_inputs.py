@@ -157,3 +157,137 @@ def test_the_vector_env_and_the_engine_refuse_seeds_as_the_parallel_env_does(see
     if isinstance(seed, int):  # bool included: an int subclass
         with pytest.raises(ValueError, match="seed"):
             BatchedQuatroEngine(2).reset(seed)
+
+
+# ---- found by the audit of 2026-12-07 (the engine shell and the vector env)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [[1.5, 2.7], [True, False], [-5, -6], [[1], [2]], [2**63 - 1, 0], np.array([0.9, 1.9]), ["a", "b"]],
+    ids=["floats", "bools", "negative", "2-D", "past MAX_SEED", "float array", "text"],
+)
+def test_one_seed_per_table_is_an_integer_in_range_never_rounded(seed):
+    engine = BatchedQuatroEngine(2)
+    before = engine.state_dict()
+    with pytest.raises(ValueError, match="seed"):
+        engine.reset(seed)
+    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
+    for one in (1.5, np.float64(3.9), torch.tensor(-7), torch.tensor(2.0)):  # one table: still one seed
+        with pytest.raises(ValueError, match="seed"):
+            BatchedQuatroEngine(1).reset(one)
+    engine.reset(np.array([3, 4]))  # an integer array, a tensor, a list: taken
+    assert engine.seeds.tolist() == [3, 4]
+    engine.reset(torch.tensor(9))
+    assert engine.seeds.tolist() == [9, 10]
+
+
+def test_a_config_whose_scores_or_rounds_pass_the_int_fields_is_refused_by_name():
+    """A team's 128th point wrapped to -128 in the int8 scores (the match could no longer end on
+    points), and round 32,768 to -32,768 (the table never truncated): refused, as long durations are."""
+    with pytest.raises(ValueError, match="points_to_win"):
+        BatchedQuatroEngine(1, points_to_win=130, max_rounds=1000)
+    with pytest.raises(ValueError, match="max_rounds"):
+        BatchedQuatroEngine(1, max_rounds=40_000, points_to_win=5)
+    with pytest.raises(ValueError, match="disconnect_schedule"):
+        BatchedQuatroEngine(1, disconnect_schedule=((2**40, 0, False),))
+    BatchedQuatroEngine(1, points_to_win=130, max_rounds=127)  # a score never passes 127 there
+
+
+def test_flags_config_and_table_indices_are_strict():
+    for bad in (dict(keep_final="no"), dict(record_draws="no"), dict(config={"num_players": 4})):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            BatchedQuatroEngine(1, **bad)
+    with pytest.raises(ValueError, match="numpy"):
+        QuatroVectorEnv(1, numpy="no")
+    engine = BatchedQuatroEngine(2)
+    for table, seat in ((-1, 0), (0, -1), (2, 0), (0, 4)):
+        with pytest.raises(ValueError, match="table|seat"):
+            engine.illegal_reason(table, seat, 1)
+    with pytest.raises(ValueError, match="actions"):
+        engine.step("x")
+
+
+def test_the_backend_variable_is_named_when_it_is_wrong(monkeypatch):
+    monkeypatch.setenv("QUATRO_BATCHED_BACKEND", "numbaa")
+    with pytest.raises(ValueError, match="QUATRO_BATCHED_BACKEND"):
+        BatchedQuatroEngine(1)
+
+
+def test_a_load_clears_the_last_step_s_results():
+    engine = BatchedQuatroEngine(2, seed=0)
+    state = engine.state_dict()
+    gen = torch.Generator().manual_seed(0)
+    while not bool(engine.done.any()):
+        engine.step(engine.sample_actions(gen))
+    engine.load_state_dict(state)
+    assert not bool(engine.done.any()) and not bool(engine.rewards.any())
+
+
+def test_the_vector_env_s_masks_are_a_copy_writing_into_them_changes_no_rule():
+    """Q29: ``info["action_mask"]`` was a view of the engine's own masks; writing 1s into it let
+    forbidden actions through under illegal_action="raise"."""
+    env = QuatroVectorEnv(2, num_players=4)
+    _, info = env.reset(seed=0)
+    own = info["action_mask"].clone()
+    info["action_mask"].fill_(1)
+    forbidden = int((own[0] == 0).nonzero()[0, 0])
+    actions = torch.zeros(8, dtype=torch.long)
+    actions[0] = forbidden
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(actions)
+
+
+def test_the_vector_env_with_numpy_returns_arrays_of_its_own():
+    env = QuatroVectorEnv(2, num_players=4, numpy=True)
+    obs, info = env.reset(seed=0)
+    kept_obs, kept_mask = obs.copy(), info["action_mask"].copy()
+    env.step(np.zeros(8, np.int64))
+    assert np.array_equal(obs, kept_obs) and np.array_equal(info["action_mask"], kept_mask)
+
+
+def test_the_vector_env_s_unseeded_reset_continues_its_own_stream():
+    """Q30: ``reset()`` draws from the env's seeded stream (it took torch's global generator)."""
+
+    def seeds_after(first):
+        env = QuatroVectorEnv(2, num_players=4, seed=1)
+        env.reset(seed=first)
+        torch.manual_seed(12345 + first)  # the global generator is not what decides
+        env.reset()
+        return env.engine.seeds.tolist()
+
+    assert seeds_after(5) == seeds_after(5) != seeds_after(6)
+    with pytest.raises(ValueError, match="options"):
+        QuatroVectorEnv(1).reset(seed=0, options={"position": "x"})
+
+
+def test_a_refused_vector_step_leaves_the_bots_as_they_were():
+    """Decision 18: with bot seats, an illegal agent action was refused by the engine after the
+    bots had drawn and moved on, so a retry played another game."""
+
+    def trajectory(refuse_at):
+        env = QuatroVectorEnv(3, num_players=4, bot_seats=(1, 3), bot_policy="counter", seed=0)
+        obs, info = env.reset(seed=0)
+        gen, rows = torch.Generator().manual_seed(1), []
+        for tick in range(60):
+            if tick == refuse_at:
+                mask = info["action_mask"]
+                bad = torch.zeros(6, dtype=torch.long)
+                bad[0] = int((mask[0] == 0).nonzero()[0, 0])
+                with pytest.raises(ValueError, match="illegal action"):
+                    env.step(bad)
+            legal = info["action_mask"].float()
+            obs, _, _, _, info = env.step(torch.multinomial(legal, 1, generator=gen).squeeze(1))
+            rows.append(obs.clone())
+        return torch.stack(rows), env.bot_actions.clone()
+
+    assert all(torch.equal(a, b) for a, b in zip(trajectory(None), trajectory(20), strict=True))
+
+
+def test_the_vector_env_reports_illegal_slots_and_takes_reversed_arrays():
+    env = QuatroVectorEnv(2, num_players=4, illegal_action="noop")
+    _, info = env.reset(seed=0)
+    actions = np.zeros(8, np.int64)
+    actions[3] = int((info["action_mask"][3] == 0).nonzero()[0, 0])
+    *_, info = env.step(actions[::-1].copy()[::-1])  # a reversed view: negative strides
+    assert info["illegal"].tolist() == [False, False, False, True, False, False, False, False]
