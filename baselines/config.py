@@ -32,14 +32,15 @@ class Stage(BaseModel):
     """A curriculum stage, in force until ``until_agent_steps``: env overrides (e.g. shorter rounds)
     and/or another opponent mix (e.g. bot partners first, so that listening is learned early)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # strict (decision 16): true is not 1.0, "16" and 8.0 are not ints; lists are read as tuples
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
     until_agent_steps: PositiveInt
     env: dict[str, Any] = Field(default_factory=dict)
     pool_prob: float | None = Field(None, ge=0, le=1)
     bot_prob: float | None = Field(None, ge=0, le=1)
     partner_bot_prob: float | None = Field(None, ge=0, le=1)
-    bot_opponents: tuple[str, ...] | None = None
-    bot_partners: tuple[str, ...] | None = None
+    bot_opponents: tuple[str, ...] | None = Field(None, strict=False)
+    bot_partners: tuple[str, ...] | None = Field(None, strict=False)
 
     @field_validator("bot_opponents")
     @classmethod
@@ -110,7 +111,9 @@ def _usable_device(device: str, field: str) -> str:
 class TrainConfig(BaseModel):
     """PPO on the batched engine (see ``docs/ppo.md`` for the meaning of every field)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # .inf/.nan: refused
+    # .inf/.nan refused; strict (decision 16): true is not 1.0, "16" and 8.0 are not ints, yes is not a
+    # flag; a container field takes a list (YAML has no tuples) of strictly typed items
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
     run_name: str = "ppo"
     out_dir: str = "runs"
@@ -122,7 +125,7 @@ class TrainConfig(BaseModel):
     )
     # environment
     env: dict[str, Any] = Field(default_factory=dict, description="QuatroConfig fields")
-    curriculum: tuple[Stage, ...] = ()
+    curriculum: tuple[Stage, ...] = Field((), strict=False)
     num_envs: PositiveInt = 128
     processes: PositiveInt = Field(
         1,
@@ -163,13 +166,17 @@ class TrainConfig(BaseModel):
     pool_prob: float = Field(0.5, ge=0, le=1, description="share of tables whose opponents are a snapshot")
     bot_prob: float = Field(0.0, ge=0, le=1, description="share of tables whose opponents are scripted bots")
     bot_opponents: tuple[str, ...] = Field(
-        ("honest", "decoy", "eavesdropper", "counter"), description="bots drawn (uniformly) for bot tables"
+        ("honest", "decoy", "eavesdropper", "counter"),
+        strict=False,
+        description="bots drawn (uniformly) for bot tables",
     )
     partner_bot_prob: float = Field(
         0.0, ge=0, le=1, description="share of bot tables where the learner's partner is a bot too"
     )
     bot_partners: tuple[str, ...] | None = Field(
-        None, description="bots drawn (uniformly) to partner a learner; None: the opponents' kind"
+        None,
+        strict=False,
+        description="bots drawn (uniformly) to partner a learner; None: the opponents' kind",
     )
     # shaping (off in evaluation)
     quartet_bonus: float = Field(0.0, ge=0, description="reward per tick while the seat holds a quartet")
@@ -213,7 +220,7 @@ class TrainConfig(BaseModel):
     checkpoint_every: PositiveInt = 20
     eval_every: int = Field(0, ge=0, description="updates between harness evaluations; 0 = never")
     eval_matches: PositiveInt = 20
-    eval_bots: tuple[str, ...] = ("random", "honest")
+    eval_bots: tuple[str, ...] = Field(("random", "honest"), strict=False)
     eval_batched: bool = Field(
         False,
         description="play the evaluations' matches all at once on the batched engine (batched bots and "

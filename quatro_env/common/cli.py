@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
+import reprlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,10 +29,10 @@ def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
     allowed = f"a whole number >= {low}" if high is None else f"a whole number from {low} to {high}"
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+        if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+            # int() also takes "1_000" and other scripts' digits ("١"): a count is plain digits
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+        value = int(text)
         if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"expected {allowed}, got {value}")
         return value
@@ -53,19 +55,31 @@ def positive_float(text: str) -> float:
 positive_float.__name__ = "float"
 
 
+#: a bad value as an error shows it: cut short (a value can be huge; a deep one was 28 MB of message)
+_SHORT = reprlib.Repr()  # keyword arguments only from Python 3.12
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlevel = 80, 80, 2
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = 6
+
+
+#: the errors one line names (a list of fifty bad items is fifty errors)
+MAX_ERRORS_SHOWN = 3
+
+
 def one_line_error(exc: Exception) -> str:
     """An input error as one line naming each field and what it allows (pydantic's own text spans
     lines and adds URLs)."""
     if not isinstance(exc, ValidationError):
         return " ".join(str(exc).split())
-    parts = []
-    for error in exc.errors():
+    parts, errors = [], exc.errors()
+    for error in errors[:MAX_ERRORS_SHOWN]:
         field = ".".join(str(part) for part in error["loc"]) or exc.title
         message = error["msg"].removeprefix("Value error, ")
         if message.startswith(f"{field}:") or not error["loc"]:  # the message names its fields
             parts.append(message)
         else:
-            parts.append(f"{field}: {message} (got {error.get('input')!r})")
+            parts.append(f"{field}: {message} (got {_SHORT.repr(error.get('input'))})")
+    if len(errors) > MAX_ERRORS_SHOWN:
+        parts.append(f"and {len(errors) - MAX_ERRORS_SHOWN} more")
     return "; ".join(" ".join(p.split()) for p in parts)
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from quatro_env.common.yaml_text import load_yaml
+
 SUFFIX = ".yaml"
 
 
@@ -43,7 +45,8 @@ def resolve_config(spec: str | Path) -> Path:
 
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """A YAML file's mapping of fields; ValueError naming the file for anything else (missing, a
-    directory, binary, not YAML, not a mapping). ``yaml.safe_load``: a config never builds objects."""
+    directory, binary, not YAML, not a mapping, an alias or a key given twice). A config never builds
+    objects (:func:`~quatro_env.common.yaml_text.load_yaml`)."""
     try:
         text = resolve_config(path).read_bytes().decode("utf-8")
     except FileNotFoundError as exc:  # neither a file nor a shipped config's name
@@ -56,7 +59,7 @@ def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     if "\x00" in text:
         raise ValueError(f"config {str(path)!r}: a binary file, not YAML text")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)  # data only; no alias, no repeated key, YAML 1.2 numbers
     except RecursionError:  # e.g. fifty thousand nested brackets: the parser recurses
         raise ValueError(f"config {str(path)!r}: not valid YAML here (nested too deeply)") from None
     except yaml.YAMLError as exc:

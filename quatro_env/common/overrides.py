@@ -1,7 +1,7 @@
 """The one override syntax of every command-line tool: ``key=value`` (``env.num_players=6``).
 
-Values are read as YAML scalars (``yaml.safe_load``: ``3`` is an int, ``0.5`` a float, ``true`` a
-bool, ``[1, 2]`` a list; ``1e-4`` is a float too, which YAML 1.1 would leave a string),
+Values are read as YAML scalars (:func:`~quatro_env.common.yaml_text.load_yaml`, as config files are:
+``3`` is an int, ``0.5`` and ``1e-4`` floats, ``true`` a bool, ``[1, 2]`` a list),
 so a command line and a config file spell a value the same way; nothing is ever evaluated as
 code. Dotted keys address nested sections.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-# YAML 1.1 (PyYAML) reads "1e-4" as a string; a command line means the number.
-_FLOAT = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+from quatro_env.common.yaml_text import load_yaml
+
 # A key is a dotted identifier path; policy specs such as ``counter:threshold=0.6`` are not keys.
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -49,7 +49,7 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
                 raise ValueError(f"override {item!r}: {part!r} was already given a value")
             node = child
         try:
-            node[leaf] = float(raw) if _FLOAT.match(raw.strip()) else yaml.safe_load(raw)
+            node[leaf] = load_yaml(raw)  # YAML 1.2 scalars (1e-4 a float), no alias
         except yaml.YAMLError as err:
             raise ValueError(
                 f"override {item!r}: the value is not valid YAML ({err.__class__.__name__})"

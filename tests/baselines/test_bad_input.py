@@ -49,6 +49,15 @@ def _train_fails(argv, capsys) -> str:
         ("- a list\n", "a config is a mapping of fields, got list"),
         ("1: 2\n", "a field's name is text, got 1"),  # a keyword argument's name
         ("env: " + "[" * 5000 + "]" * 5000 + "\n", "not valid YAML here (nested too deeply)"),  # recursion
+        # found by the audit of 2026-12-07: YAML 1.1's surprises and the trainer's lax types
+        ("num_envs: 16\nnum_envs: 32\n", "key 'num_envs' is given twice (line 1 and here)"),
+        ("seed: 1:00\n", "seed: Input should be a valid integer"),  # YAML 1.1: 60
+        ("deterministic: yes\n", "deterministic: Input should be a valid boolean"),  # YAML 1.1: True
+        ("learning_rate: true\n", "learning_rate: Input should be a valid number"),  # was 1.0
+        ("num_envs: '16'\n", "num_envs: Input should be a valid integer"),
+        ("num_envs: 8.0\n", "num_envs: Input should be a valid integer"),
+        ("pool_size: false\n", "pool_size: Input should be a valid integer"),  # was 0
+        ("curriculum: [{until_agent_steps: '1000'}]\n", "until_agent_steps: Input should be a valid integer"),
     ],
 )
 def test_bad_configs_fail_at_start_in_one_line(yaml_text, named, tmp_path, capsys):
@@ -167,3 +176,23 @@ def test_a_checkpoint_of_another_network_is_refused_and_the_trainer_left_as_it_w
         assert all(torch.equal(before[key][k], after[key][k]) for k in before[key])
     assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in before["engine"])
     assert torch.equal(before["next_mask"], after["next_mask"])
+
+
+def test_a_yaml_bomb_is_refused_at_once_and_a_bad_value_is_shown_short(tmp_path, capsys):
+    """324 bytes of aliases expanded to gigabytes when the error printed the value (a run hung
+    past 120 s over 1 GB); a config spells every value out, and an error shows a value cut short."""
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(levels) + "\n")
+    assert "alias *a: a config spells every value out" in _train_fails(["--config", str(bomb)], capsys)
+    huge = "[" + ", ".join(["[" + ", ".join(["x"] * 50) + "]"] * 50) + "]"
+    line = _train_fails(["--config", SMOKE, f"bot_opponents={huge}"], capsys)
+    assert len(line) < 400 and "bot_opponents" in line
+
+
+def test_a_config_reads_numbers_as_yaml_1_2_does():
+    from quatro_env.common.yaml_text import load_yaml
+
+    assert load_yaml("a: 020\nb: 3e-4\nc: true\nd: '1:00'") == {"a": 20, "b": 3e-4, "c": True, "d": "1:00"}
+    assert load_yaml("a: yes\nb: 0x10\nc: 1_000") == {"a": "yes", "b": "0x10", "c": "1_000"}

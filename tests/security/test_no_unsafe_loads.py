@@ -21,6 +21,7 @@ ALLOWED = {
     ("baselines/convert.py", "torch.load"),  # only under --trusted; the default path is safe_torch_load
     ("quatro_env/eval/policies.py", "torch.jit.load"),  # torchscript:PATH, a program by name
     ("quatro_env/integrations/rllib.py", "RLModule.from_checkpoint"),  # RLlib's format (pickle)
+    ("quatro_env/common/yaml_text.py", "yaml.load"),  # a SafeLoader subclass (test below)
 }
 #: calls that unpickle or evaluate whatever the file holds
 UNSAFE_CALLS = {
@@ -91,3 +92,15 @@ def test_every_allowed_path_still_exists():
 def test_the_scan_flags_what_it_should(source, flagged):
     call = ast.parse(source).body[0].value
     assert (_unsafe(call) is not None) == flagged
+
+
+def test_the_config_loader_is_a_safe_loader_that_builds_no_object():
+    import yaml
+
+    from quatro_env.common.yaml_text import _ConfigLoader, load_yaml
+
+    assert issubclass(_ConfigLoader, yaml.SafeLoader)
+    assert not [tag for tag in _ConfigLoader.yaml_constructors if tag and "python" in tag]
+    assert not [tag for tag in _ConfigLoader.yaml_multi_constructors if tag and "python" in tag]
+    with pytest.raises(yaml.YAMLError, match="python/object"):
+        load_yaml("a: !!python/object/apply:os.system ['true']")

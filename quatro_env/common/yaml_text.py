@@ -1,0 +1,67 @@
+"""YAML as configs read it: data only, and one meaning for every spelling.
+
+PyYAML's ``safe_load`` builds no objects, but it reads YAML 1.1, where ``020`` is 16, ``1:00`` is 60,
+``yes`` is True and ``3e-4`` is text, and it takes a key given twice (the last wins) and aliases (a
+few hundred bytes of ``&a [*b, *b, ...]`` expand to gigabytes when a value is printed or walked).
+:func:`load_yaml` reads YAML 1.2's core schema instead (decimal ints, ``1e-4`` a float, ``true`` and
+``false`` the only flags) and refuses duplicate keys and aliases by name: a config needs neither.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+_INT, _FLOAT, _BOOL = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core scalars, no aliases and no repeated keys."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor}: a config spells every value out", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"key {key!r} is given twice (line {seen[key] + 1} and here)",
+                    key_node.start_mark,
+                )
+            if isinstance(key, (str, int, float, bool)):
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+_ConfigLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_ConfigLoader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_ConfigLoader.add_implicit_resolver(_INT, re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_ConfigLoader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+.0123456789"),
+)
+_ConfigLoader.add_constructor(_INT, lambda loader, node: int(loader.construct_scalar(node), 10))
+
+
+def load_yaml(text: str) -> Any:
+    """``text`` as data (YAML 1.2 core scalars); a yaml.YAMLError for an alias or a repeated key."""
+    return yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass: data only
