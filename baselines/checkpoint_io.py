@@ -67,10 +67,9 @@ def load_checkpoint(path: str | Path, formats: Iterable[str] = (POLICY_FORMAT, T
             detail = f"a {type(payload).__name__} without a format tag"
         else:
             detail = f"format {found!r}"
-        raise ValueError(
-            f"checkpoint {str(path)!r}: {detail}; expected {' or '.join(formats)} "
-            f"({CONVERT_HINT.format(path=path)})"
-        )
+        # converting helps an untagged (older) file only: a policy never becomes a trainer checkpoint
+        hint = f" ({CONVERT_HINT.format(path=path)})" if found is None else ""
+        raise ValueError(f"checkpoint {str(path)!r}: {detail}; expected {' or '.join(formats)}{hint}")
     return payload
 
 
@@ -86,11 +85,21 @@ def check_payload(state: Any, fmt: str, required: Iterable[str], what: str) -> N
 
 
 def safe_torch_load(path: str | Path) -> Any:
-    """``torch.load(weights_only=True)`` with errors that say what the file is."""
+    """``torch.load(weights_only=True)`` with errors that say what the file is. The archive's CRCs are
+    checked first: torch's reader does not, and 50 flipped bytes loaded as changed weights."""
+    if not Path(path).is_file():
+        raise ValueError(f"checkpoint {str(path)!r}: no such file")
     if not zipfile.is_zipfile(path):
         raise ValueError(
             f"checkpoint {str(path)!r}: not a torch checkpoint file (torch.save writes a zip archive)"
         )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            damaged = archive.testzip()  # the first member whose CRC does not match, or None
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError, NotImplementedError) as exc:
+        damaged = f"unreadable archive: {first_line(exc)}"
+    if damaged is not None:
+        raise ValueError(f"checkpoint {str(path)!r}: damaged ({damaged} does not match its checksum)")
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
@@ -115,6 +124,7 @@ def save_checkpoint(payload: dict[str, Any], path: str | Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a shared file reads as any other
         with os.fdopen(fd, "wb") as f:
             torch.save(payload, f)
             f.flush()
@@ -127,6 +137,12 @@ def save_checkpoint(payload: dict[str, Any], path: str | Path) -> None:
             # hides the interrupt; the caller must still see the Ctrl-C it handles
             raise KeyboardInterrupt from None
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def first_line(exc: BaseException) -> str:

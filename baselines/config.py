@@ -74,16 +74,20 @@ def _known_bots(names: tuple[str, ...], field: str) -> tuple[str, ...]:
     return tuple(rows)
 
 
-def _known_policies(names: tuple[str, ...], field: str) -> tuple[str, ...]:
+def _known_policies(names: tuple[str, ...], field: str, num_players: int | None = None) -> tuple[str, ...]:
     """Evaluation opponents: anything the harness takes by name (a bot, ``counter:threshold=0.6``,
-    a shipped checkpoint), checked now rather than at the first evaluation, hours in."""
+    a shipped checkpoint), checked now rather than at the first evaluation, hours in; with
+    ``num_players``, each is also built for that table (a 6-player policy in a 4-player run)."""
     from quatro_env.eval.policies import as_policy
 
     if not names:
         raise ValueError(f"{field}: give at least one policy (e.g. [random, honest])")
     for name in names:
         try:
-            as_policy(name)
+            spec = as_policy(name)
+            if num_players is not None and spec.kind != "torchscript":  # a program is run only to play
+                for member in (0, 1):
+                    spec.build(num_players, 0, member)
         except ValueError as exc:
             raise ValueError(f"{field}: {exc}") from None
     return names
@@ -244,8 +248,10 @@ class TrainConfig(BaseModel):
 
     @field_validator("eval_bots")
     @classmethod
-    def _known_eval_policies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known_policies(names, "eval_bots")
+    def _known_eval_policies(cls, names: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        env = info.data.get("env")  # validated before (declared first); absent if it was refused
+        players = QuatroConfig(**env).num_players if env is not None else None
+        return _known_policies(names, "eval_bots", players)
 
     @field_validator("device", "env_device")
     @classmethod

@@ -29,6 +29,7 @@ from baselines.checkpoint_io import (
     safe_torch_load,
     save_checkpoint,
 )
+from baselines.policy import checked_model
 from baselines.trainer_state import check_trainer_state
 from quatro_env.common.cli import OneLineParser
 
@@ -82,7 +83,12 @@ def _to_torchscript(module: torch.nn.Module, num_players: int | None) -> torch.j
 
 
 def convert_file(source: Path, target: Path, trusted: bool = False, num_players: int | None = None) -> str:
-    """Convert ``source`` into ``target``; returns what was written (one line)."""
+    """Convert ``source`` into ``target``; returns what was written (one line). The converted file is
+    checked as its loaders check it (a policy's network is built and loaded) before it is written."""
+    if not source.is_file():
+        raise ValueError(f"{source}: no such file")
+    if target.is_dir():
+        raise ValueError(f"target {str(target)!r}: is a directory; give a file name")
     if is_torchscript(source):
         raise ValueError(f"{source}: already a TorchScript program; run it as torchscript:{source}")
     try:
@@ -95,6 +101,8 @@ def convert_file(source: Path, target: Path, trusted: bool = False, num_players:
         torch.jit.save(_to_torchscript(payload, num_players), str(target))
         return f"wrote {target}: a TorchScript module (quatro-eval torchscript:{target})"
     state = convert_payload(payload)
+    if state["format"] == POLICY_FORMAT:
+        checked_model(state, f"{source}")  # junk sizes or weights are refused, not stamped as a policy
     save_checkpoint(state, target)
     load_checkpoint(target, (state["format"],))  # it reads back without code
     return f"wrote {target}: {state['format']}"
@@ -116,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         print(convert_file(args.source, args.target, args.trusted, args.players))
     except ValueError as err:
         print(f"quatro-convert: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # an unwritable place: the file system's reason, one line
+        print(f"quatro-convert: target {str(args.target)!r}: {err.strerror or err}", file=sys.stderr)
         return 2
     return 0
 

@@ -14,10 +14,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from baselines.checkpoint_io import POLICY_FORMAT, load_checkpoint
+from baselines.checkpoint_io import POLICY_FORMAT, first_line, load_checkpoint
 from baselines.networks import RecurrentActorCritic, build_model
+from quatro_env.common.strict import as_int, is_index
+from quatro_env.quatro.actions import ActionCodec
+from quatro_env.quatro.encoding import ObservationEncoder
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+#: what a policy file declares besides its weights (``arch`` is optional: older files are "flat")
+POLICY_KEYS = ("model", "obs_dim", "num_actions", "hidden_size", "rnn_size", "num_players")
+#: the widest layer a policy file may declare (the shipped ones: 256; a file's 10**9 would allocate TBs)
+MAX_WIDTH = 8192
 
 
 def shipped_checkpoints() -> dict[str, Path]:
@@ -38,27 +45,64 @@ def resolve_checkpoint(name_or_path: str | Path) -> Path:
 
 
 def load_policy_file(name_or_path: str | Path) -> dict[str, Any]:
-    """A policy file's payload (a shipped name or a path), read without running code."""
-    return load_checkpoint(resolve_checkpoint(name_or_path), (POLICY_FORMAT,))
+    """A policy file's payload (a shipped name or a path), read without running code and checked whole
+    (its network is built and loaded once), so a bad file is refused now, not at its first match."""
+    return load_model(name_or_path)[1]
 
 
 def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str, Any]]:
-    payload = load_policy_file(name_or_path)
+    """The policy's network, eval mode, and the file's payload; a ValueError naming the file and what
+    is wrong for a missing or ill-typed field, sizes another table does not have, weights that do not
+    fit the declared network, or non-finite weights."""
+    path = resolve_checkpoint(name_or_path)
+    payload = load_checkpoint(path, (POLICY_FORMAT,))
+    return checked_model(payload, f"checkpoint {str(path)!r}"), payload
+
+
+def checked_model(payload: dict[str, Any], what: str) -> RecurrentActorCritic:
+    """The network a policy payload declares, with its weights, in eval mode; a ValueError starting
+    with ``what`` for anything that does not fit (see :func:`load_model`)."""
+    missing = [key for key in POLICY_KEYS if key not in payload]
+    if missing:
+        raise ValueError(f"{what}: missing {missing}")
+    players = payload["num_players"]
+    if not is_index(players) or players not in (4, 6, 8):
+        raise ValueError(f"{what}: num_players must be 4, 6 or 8, got {players!r}")
+    table = {"obs_dim": ObservationEncoder(players).obs_dim, "num_actions": ActionCodec(players).num_actions}
+    for key, size in table.items():
+        if not is_index(payload[key]) or payload[key] != size:
+            raise ValueError(f"{what}: {key} is {payload[key]!r}; a {players}-player table has {size}")
+    for key in ("hidden_size", "rnn_size"):
+        as_int(payload[key], f"{what}: {key}", low=1, high=MAX_WIDTH)
+    weights = payload["model"]
+    if not isinstance(weights, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in weights.items()
+    ):
+        raise ValueError(f"{what}: model must map parameter names to tensors")
+    broken = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if broken:
+        raise ValueError(f"{what}: non-finite values (NaN or infinity) in {broken[:3]}")
     # a central critic's value head also reads the whole table (its state encoder); playing needs only the
     # actor, but the file is loaded whole and strictly so a wrong or truncated file is refused, not half-used
-    state_encoder = payload["model"].get("state_encoder.0.weight")
-    model = build_model(
-        payload.get("arch", "flat"),
-        payload["obs_dim"],
-        payload["num_actions"],
-        payload["hidden_size"],
-        payload["rnn_size"],
-        state_dim=None if state_encoder is None else int(state_encoder.shape[1]),
-        num_players=payload["num_players"],
-    )
-    model.load_state_dict(payload["model"])
-    model.eval()
-    return model, payload
+    state_encoder = weights.get("state_encoder.0.weight")
+    try:
+        model = build_model(
+            payload.get("arch", "flat"),
+            payload["obs_dim"],
+            payload["num_actions"],
+            payload["hidden_size"],
+            payload["rnn_size"],
+            state_dim=None
+            if state_encoder is None or state_encoder.dim() != 2
+            else int(state_encoder.shape[1]),
+            num_players=players,
+        )
+        model.load_state_dict(weights)
+    except (RuntimeError, ValueError) as exc:
+        raise ValueError(
+            f"{what}: its weights do not fit the network it declares ({first_line(exc)})"
+        ) from None
+    return model.eval()
 
 
 @torch.no_grad()

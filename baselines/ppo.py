@@ -518,7 +518,7 @@ class PPOTrainer:
         backup = self.state_dict()
         try:
             self._load_checked_state(state)
-        except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever a malformed field raises, roll back
             self._load_checked_state(backup)
             raise ValueError(f"trainer checkpoint: does not fit this trainer ({first_line(exc)})") from None
 
@@ -543,7 +543,10 @@ class PPOTrainer:
         self.opponent.load_state_dict(state["opponent"])
         self.pool.load_state_dict(state, state["opponent"], state["mode"].to(self.device) == VS_POOL)
         for name in TRAINER_TENSORS:
-            getattr(self, name).copy_(state[name])
+            mine = getattr(self, name)
+            if state[name].shape != mine.shape:  # copy_ would broadcast one value to every table
+                raise ValueError(f"{name} is {list(state[name].shape)}, this trainer's {list(mine.shape)}")
+            mine.copy_(state[name])
         self.next_mask.copy_(self.engine.masks)  # the rules' masks of the loaded tables, not the file's
         self.agent_steps, self.update = state["agent_steps"], state["update"]
         self.wall_seconds, self.history = state["wall_seconds"], list(state["history"])

@@ -15,7 +15,7 @@ from baselines.config import TrainConfig, load_config, one_line_error, override_
 from baselines.ppo import PPOTrainer
 from baselines.replicas import Replicas, launch, rank_path
 from baselines.trainer_state import load_trainer_checkpoint
-from quatro_env.common.cli import OneLineParser, int_in
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 
 
 def _config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, dict[str, Any] | None]:
@@ -81,10 +81,12 @@ def main(argv: list[str] | None = None) -> None:
             if state is not None:
                 trainer.load_state_dict(state)
         run_dir = Path(cfg.out_dir) / cfg.run_name
-        run_dir.mkdir(parents=True, exist_ok=True)
+        problem = output_dir_problem(run_dir, ("config.json", "progress.csv", "latest.pt", "policy.pt"))
+        if problem:
+            raise ValueError(f"out_dir/run_name: {problem}")
+        (run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
     except (ValueError, OSError) as exc:  # bad config, override or checkpoint: one line, exit 2
         parser.exit(2, f"quatro-train: {one_line_error(exc)}\n")
-    (run_dir / "config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
     if trainer is not None:
         history = trainer.train(args.updates, command)
         summary = {"agent_steps": trainer.agent_steps, "wall_seconds": trainer.wall_seconds}

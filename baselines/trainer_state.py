@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from baselines.checkpoint_io import TRAINER_FORMAT, check_payload, load_checkpoint
+from quatro_env.common.strict import as_int, as_real
 
 # the trainer's tensors that a checkpoint holds as they are (copied in place on load)
 TRAINER_TENSORS = (
@@ -104,8 +105,30 @@ def set_numpy_rng_state(state: dict[str, Any]) -> None:
 
 
 def check_trainer_state(state: Any) -> None:
-    """A trainer checkpoint's shape, before anything is changed: a clear error, state untouched."""
+    """A trainer checkpoint's shape, before anything is changed: a clear error, state untouched. The
+    kinds of its fields are checked here (a count is a non-negative int, a tensor a tensor, a log a
+    list); their sizes against the trainer's when it loads them."""
     check_payload(state, TRAINER_FORMAT, REQUIRED_KEYS, "trainer checkpoint")
+    what = "trainer checkpoint"
+    for key in ("config", "model", "optimizer", "opponent", "engine", "env_config"):
+        if not isinstance(state[key], dict):
+            raise ValueError(f"{what}: {key} must be a mapping, got {type(state[key]).__name__}")
+    for key in TRAINER_TENSORS:
+        if not isinstance(state[key], torch.Tensor):
+            raise ValueError(f"{what}: {key} must be a tensor, got {type(state[key]).__name__}")
+    for key in ("agent_steps", "update", "episodes"):
+        as_int(state[key], f"{what}: {key}", low=0)
+    if as_real(state["wall_seconds"], f"{what}: wall_seconds") < 0:
+        raise ValueError(f"{what}: wall_seconds must be >= 0, got {state['wall_seconds']}")
+    for key in ("history", "finished_returns", "pool_returns", "bot_returns"):
+        if not isinstance(state[key], list):
+            raise ValueError(f"{what}: {key} must be a list, got {type(state[key]).__name__}")
+    weights = state["model"]
+    if not all(isinstance(v, torch.Tensor) for v in weights.values()):
+        raise ValueError(f"{what}: model must map parameter names to tensors")
+    broken = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if broken:
+        raise ValueError(f"{what}: non-finite values (NaN or infinity) in model {broken[:3]}")
     bots = state["bots"]
     if not (isinstance(bots, dict) and all(isinstance(v, torch.Tensor) for v in bots.values())):
         raise ValueError(

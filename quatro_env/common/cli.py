@@ -83,11 +83,15 @@ def one_line_error(exc: Exception) -> str:
     return "; ".join(" ".join(p.split()) for p in parts)
 
 
-def output_dir_problem(out: Path | None) -> str | None:
+def output_dir_problem(out: Path | None, files: tuple[str, ...] = ()) -> str | None:
     """Why the directory ``out`` cannot take a tool's output (created if missing), or None: checked before
-    the work, so a long run does not end in a traceback over its output."""
+    the work, so a long run does not end in a traceback over its output. ``files``: names the tool will
+    write there, each refused where a directory of that name stands."""
     if out is None:
         return None
+    for name in files:
+        if (out / name).is_dir():
+            return f"{str(out / name)!r} is a directory; the output file goes there"
     if out.exists() and not out.is_dir():
         return f"{str(out)!r} is a file; give a directory"
     try:

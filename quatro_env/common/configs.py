@@ -33,6 +33,8 @@ def resolve_config(spec: str | Path) -> Path:
     path = Path(spec)
     if path.is_file():
         return path
+    if path.is_dir():
+        raise FileNotFoundError(f"config {str(spec)!r}: a directory, not a config file")
     if path.parent == Path(".") and path.suffix in ("", SUFFIX):
         shipped = _shipped_dir() / f"{path.name.removesuffix(SUFFIX)}{SUFFIX}"
         if shipped.is_file():

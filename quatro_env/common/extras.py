@@ -1,6 +1,6 @@
 """Check up front that a command's optional dependencies are installed, and name the extra if not.
 
-A command that needs an extra (``pip install 'quatro-env[eval]'``) says so in one line before it
+A command that needs an extra (``pip install -e '.[eval]'``) says so in one line before it
 does any work, instead of a ``ModuleNotFoundError`` traceback after the matches were played.
 ``importlib.util.find_spec`` only looks the modules up; nothing is imported.
 """
@@ -38,7 +38,7 @@ def missing_hint(command: str, modules: Iterable[str]) -> str | None:
     extras = sorted({PROVIDERS[m][1] for m in lacking})
     names = ", ".join(PROVIDERS[m][0] for m in lacking)
     spec = ",".join(extras)
-    return f"{command}: needs the [{spec}] extra (missing: {names}): pip install 'quatro-env[{spec}]'"
+    return f"{command}: needs the [{spec}] extra (missing: {names}): pip install -e '.[{spec}]'"
 
 
 def require(command: str, modules: Iterable[str]) -> None:

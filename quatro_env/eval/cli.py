@@ -162,8 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress=not args.no_progress,
         replays=args.replays,
     )
-    for flag, directory in (("--out", args.out), ("--replays", args.replays)):
-        problem = output_dir_problem(directory)
+    for flag, directory, files in (
+        ("--out", args.out, ("report.json", "report.md")),
+        ("--replays", args.replays, ()),
+    ):
+        problem = output_dir_problem(directory, files)
         if problem:
             print(f"quatro-eval: {flag}: {problem}", file=sys.stderr)
             return 2

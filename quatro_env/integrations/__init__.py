@@ -1,7 +1,7 @@
 """Bridges from Quatro to third-party trainers, one module per ecosystem.
 
 Each module imports its library at import time, so import only the one you use; each library is
-behind an extra of the project (``pip install 'quatro-env[rllib]'``, ``[torchrl]``, ``[sb3]``,
+behind an extra of the project (``pip install -e '.[rllib]'``, ``[torchrl]``, ``[sb3]``,
 ``[supersuit]``). ``gym_single`` needs nothing beyond the core install.
 
 - :mod:`quatro_env.integrations.gym_single`: a Gymnasium single-agent view (one learning seat,

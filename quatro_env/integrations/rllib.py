@@ -1,4 +1,4 @@
-"""Quatro on RLlib's new API stack (``pip install 'quatro-env[rllib]'``).
+"""Quatro on RLlib's new API stack (``pip install -e '.[rllib]'``).
 
 - :class:`QuatroRLlibEnv`: the ParallelEnv behind RLlib's ``ParallelPettingZooEnv``, configured by a
   plain dict of :class:`~quatro_env.quatro.config.QuatroConfig` fields; registered under

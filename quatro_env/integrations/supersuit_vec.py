@@ -1,4 +1,4 @@
-"""Quatro as a SuperSuit vector env, the CleanRL way (``pip install 'quatro-env[supersuit]'``).
+"""Quatro as a SuperSuit vector env, the CleanRL way (``pip install -e '.[supersuit]'``).
 
 ``pettingzoo_env_to_vec_env_v1`` makes one table a vector env with one slot per agent (every
 Quatro agent stays for the whole episode, so no black death is needed); ``concat_vec_envs_v1``

@@ -1,4 +1,4 @@
-"""Quatro on TorchRL (``pip install 'quatro-env[torchrl]'``).
+"""Quatro on TorchRL (``pip install -e '.[torchrl]'``).
 
 TorchRL's ``PettingZooWrapper`` turns every entry of the per-agent info dicts into a tensor.
 Quatro's infos carry ``events`` (a variable-length list of :class:`~quatro_env.quatro.events.Event`

@@ -1,4 +1,4 @@
-"""A complete masked multi-agent PPO on TorchRL (``pip install 'quatro-env[torchrl]'``).
+"""A complete masked multi-agent PPO on TorchRL (``pip install -e '.[torchrl]'``).
 
 Every seat is an agent of the one group ``"player"`` and plays one shared policy (observations are
 egocentric, so seats are alike): a small MLP gives logits over the actions, ``MaskedCategorical``

@@ -7,7 +7,7 @@
 ``--config`` takes a shipped config's name or a YAML path; ``section.key=value`` overrides any
 entry of it (the same override syntax as ``quatro-train`` and ``quatro-eval``). Without
 ``--address`` a local Ray instance is started in this process; with it the trainer joins an
-existing cluster (every node needs ``pip install 'quatro-env[rllib]'``), with no other change.
+existing cluster (every node needs ``pip install -e '.[rllib]'``), with no other change.
 Outputs go to ``run.checkpoint_dir`` (default ``runs/rllib_ppo_4p``): algorithm checkpoints
 (``iter_NNNNNN``), each policy exported as TorchScript beside it (``iter_NNNNNN_policy.pt``, for
 ``quatro-eval torchscript:PATH``), and TensorBoard scalars (``run.tensorboard``, on by default:
@@ -28,6 +28,7 @@ from typing import Any
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
+from quatro_env.common.strict import as_flag, as_int
 
 SECTIONS = ("env", "env_runners", "learners", "training", "model", "run")
 RUN_KEYS = ("iterations", "checkpoint_dir", "checkpoint_every", "seed", "tensorboard")
@@ -58,10 +59,16 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
     bad = set(sections["run"]) - set(RUN_KEYS)
     if bad:
         raise ValueError(f"run section: unknown keys {sorted(bad)}; known: {list(RUN_KEYS)}")
+    run = sections["run"]
     for key, lowest in (("iterations", 1), ("checkpoint_every", 0)):
-        value = sections["run"].get(key, lowest)
+        value = run.get(key, lowest)
         if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
             raise ValueError(f"run.{key}: an integer >= {lowest}, got {value!r}")
+    if run.get("seed") is not None:
+        as_int(run["seed"], "run.seed", low=0)
+    as_flag(run.get("tensorboard", True), "run.tensorboard")  # bool("false") would be True
+    if not isinstance(run.get("checkpoint_dir", ""), str):
+        raise ValueError(f"run.checkpoint_dir: a folder's path (text), got {run['checkpoint_dir']!r}")
     from quatro_env.quatro_v0 import parallel_env
 
     try:  # the table is built once here, before Ray starts: a typo is one line and exit 2
@@ -120,7 +127,7 @@ def _writer(enabled: bool, log_dir: Path) -> Any:
     except ImportError as exc:  # checked before Ray starts
         raise SystemExit(
             "quatro-train-rllib: run.tensorboard=true needs the 'tensorboard' package "
-            "(pip install 'quatro-env[rllib]'), or pass run.tensorboard=false"
+            "(pip install -e '.[rllib]'), or pass run.tensorboard=false"
         ) from exc
     return SummaryWriter(str(log_dir))
 
@@ -136,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import ray
     except ImportError:
-        print("quatro-train-rllib needs the [rllib] extra: pip install 'quatro-env[rllib]'", file=sys.stderr)
+        print("quatro-train-rllib needs the [rllib] extra: pip install -e '.[rllib]'", file=sys.stderr)
         return 2
     run = config["run"]
     iterations = int(run.get("iterations", 1))

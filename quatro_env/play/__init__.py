@@ -1,1 +1,1 @@
-"""The live table: ``quatro-play`` (Starlette + uvicorn; ``pip install 'quatro-env[play]'``)."""
+"""The live table: ``quatro-play`` (Starlette + uvicorn; ``pip install -e '.[play]'``)."""

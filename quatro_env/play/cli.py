@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from quatro_env.common.cli import OneLineParser, int_in
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.common.overrides import scalar
 from quatro_env.quatro.config import QuatroConfig
 
@@ -74,13 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quatro_env.play.server import allowed_hosts, create_app
         from quatro_env.play.table import LiveTable
     except ImportError as err:
-        print(f"quatro-play needs the play extra: pip install 'quatro-env[play]' ({err})", file=sys.stderr)
+        print(f"quatro-play needs the play extra: pip install -e '.[play]' ({err})", file=sys.stderr)
         return 2
     try:
         config = make_config(args)
         table = LiveTable(config, args.seat, args.partner, args.opponents, args.seed)
     except ValueError as err:
-        print(f"quatro-play: {err}", file=sys.stderr)
+        print(f"quatro-play: {one_line_error(err)}", file=sys.stderr)
         return 2
     hosts, ip_literals = allowed_hosts(args.host, args.allow_host)
     if ip_literals:

@@ -1,1 +1,1 @@
-"""Pictures of the tables for ``render_mode="rgb_array"`` (Pillow; ``pip install 'quatro-env[render]'``)."""
+"""Pictures of the tables for ``render_mode="rgb_array"`` (Pillow; ``pip install -e '.[render]'``)."""

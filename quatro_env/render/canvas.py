@@ -1,6 +1,6 @@
 """Drawing helpers for ``render_mode="rgb_array"``: a Pillow canvas, cards, badges, emojis.
 
-Pillow is an optional dependency (``pip install 'quatro-env[render]'``); :func:`require_pillow`
+Pillow is an optional dependency (``pip install -e '.[render]'``); :func:`require_pillow`
 says so when it is missing. Fonts: DejaVu Sans when installed (it has the card suits), else
 Pillow's built-in font. Emojis are drawn with Noto Color Emoji when installed, else as a coloured
 disc with the emoji's index (0..23), so every emoji stays distinguishable in a video frame.
@@ -31,8 +31,7 @@ def require_pillow():
         import PIL.ImageFont
     except ImportError as err:  # pragma: no cover - depends on the install
         raise ImportError(
-            "render_mode='rgb_array' draws with Pillow: "
-            "pip install 'quatro-env[render]' (or pip install pillow)"
+            "render_mode='rgb_array' draws with Pillow: pip install -e '.[render]' (or pip install pillow)"
         ) from err
     return PIL
 

@@ -196,3 +196,14 @@ def test_a_config_reads_numbers_as_yaml_1_2_does():
 
     assert load_yaml("a: 020\nb: 3e-4\nc: true\nd: '1:00'") == {"a": 20, "b": 3e-4, "c": True, "d": "1:00"}
     assert load_yaml("a: yes\nb: 0x10\nc: 1_000") == {"a": "yes", "b": "0x10", "c": "1_000"}
+
+
+def test_outputs_and_inputs_that_are_directories_are_named(tmp_path, capsys):
+    (tmp_path / "runs" / "x" / "config.json").mkdir(parents=True)
+    line = _train_fails(["--config", SMOKE, f"out_dir={tmp_path / 'runs'}", "run_name=x"], capsys)
+    assert "config.json' is a directory" in line  # was a traceback after the trainer was built
+    (tmp_path / "conf.yaml").mkdir()
+    assert "a directory, not a config file" in _train_fails(["--config", str(tmp_path / "conf.yaml")], capsys)
+    policy = "baselines/checkpoints/ppo_4p.pt"  # a policy cannot resume training: no convert hint
+    line = _train_fails(["--resume", policy], capsys)
+    assert "format 'quatro-policy/1'; expected quatro-trainer/1" in line and "quatro-convert" not in line

@@ -57,6 +57,9 @@ def test_out_pointing_at_a_file_is_refused_before_the_evaluation(tmp_path, capsy
     assert "--out" in _one_error_line(capsys, "quatro-eval") and target.read_text() == "keep me"
     assert cli.main(["honest", "random", "--out", str(target / "sub")]) == 2
     assert "--out: cannot create the directory" in _one_error_line(capsys, "quatro-eval")
+    (tmp_path / "out" / "report.json").mkdir(parents=True)  # every match played, then a traceback
+    assert cli.main(["honest", "random", "--out", str(tmp_path / "out")]) == 2
+    assert "report.json' is a directory" in _one_error_line(capsys, "quatro-eval")
 
 
 @pytest.mark.parametrize(

@@ -243,6 +243,10 @@ def test_trainer_overrides_are_key_value_and_checked():
         load_config("rllib_ppo_4p", ["env.num_player=4"])
     with pytest.raises(ValueError, match="env section: max_cycles"):
         load_config("rllib_ppo_4p", ["env.max_cycles=0"])
+    with pytest.raises(ValueError, match="run.tensorboard: must be True or False"):  # bool('false') is True
+        load_config("rllib_ppo_4p", ["run.tensorboard='false'"])
+    with pytest.raises(ValueError, match="run.seed"):
+        load_config("rllib_ppo_4p", ["run.seed=-3"])
 
 
 def test_render_draws_the_table_in_its_mode():

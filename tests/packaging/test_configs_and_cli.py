@@ -166,7 +166,7 @@ def test_a_missing_extra_is_named_in_one_line_before_any_work(monkeypatch, capsy
     err = capsys.readouterr().err.strip()
     assert err.splitlines() == [
         "quatro-eval: needs the [eval,train] extra (missing: scikit-learn, torch): "
-        "pip install 'quatro-env[eval,train]'"
+        "pip install -e '.[eval,train]'"
     ]
     from baselines.cli import main as train_main
 

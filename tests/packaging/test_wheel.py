@@ -117,7 +117,7 @@ def test_a_command_needing_an_extra_says_which_in_one_line(core, command, extra)
     proc = _run([str(bin_dir / command[0]), *command[1:]], cwd=work)
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and extra in lines[0] and "pip install 'quatro-env" in lines[0], proc.stderr
+    assert len(lines) == 1 and extra in lines[0] and "pip install -e '.[" in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -160,17 +160,50 @@ def test_old_format_files_are_refused_with_a_conversion_hint_and_convert(tmp_pat
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=600), flips=st.lists(st.integers(0, 10**6), max_size=4))
 def test_any_bytes_are_refused_by_name_never_run(data, flips, tmp_path):
-    """Arbitrary bytes, and a valid policy file with bytes changed: ValueError naming the file (or,
-    where the change left the data intact, a normal load) — no other exception, no code run."""
+    """Arbitrary bytes, and a valid policy file with bytes changed: ValueError naming the file, no
+    other exception, no code run. A change inside a member's data is always refused (the archive's
+    CRCs are checked: torch's reader did not, and loaded changed weights); a change elsewhere (a
+    header field torch does not read) may load, and then loads the file's very weights."""
     path = tmp_path / "fuzz.pt"
     path.write_bytes(data)
     with pytest.raises(ValueError, match="fuzz.pt"):
         load_checkpoint(path)
-    valid = bytearray(Path("baselines/checkpoints/ppo_4p.pt").read_bytes())
-    for flip in flips:
-        valid[flip % len(valid)] ^= 0xFF
+    original = Path("baselines/checkpoints/ppo_4p.pt").read_bytes()
+    valid = bytearray(original)
+    flipped = {flip % len(valid) for flip in flips}
+    for at in flipped:
+        valid[at] ^= 0xFF
     path.write_bytes(bytes(valid))
+    in_data = any(at in span for span in _member_data_spans(original) for at in flipped)
     try:
-        load_checkpoint(path)
+        loaded = load_checkpoint(path)
     except ValueError as exc:
         assert "fuzz.pt" in str(exc)
+        return
+    assert not in_data, "a member's data was changed and the file still loaded"
+    reference = load_checkpoint("baselines/checkpoints/ppo_4p.pt")
+    assert all(torch.equal(reference["model"][k], loaded["model"][k]) for k in reference["model"])
+
+
+def _member_data_spans(raw: bytes) -> list[range]:
+    """The byte ranges of the archive members' stored data (after each local header)."""
+    import io
+    import struct
+    import zipfile
+
+    spans = []
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        for info in archive.infolist():
+            name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
+            start = info.header_offset + 30 + name_len + extra_len
+            spans.append(range(start, start + info.compress_size))
+    return spans
+
+
+def test_a_flipped_weight_byte_is_refused_as_damaged(tmp_path):
+    raw = bytearray(Path("baselines/checkpoints/ppo_4p.pt").read_bytes())
+    for at in range(300_000, 300_050):  # inside a weight tensor's data
+        raw[at] ^= 0xFF
+    (tmp_path / "flipped.pt").write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match=r"flipped\.pt.*damaged"):
+        load_checkpoint(tmp_path / "flipped.pt")

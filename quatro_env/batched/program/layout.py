@@ -20,7 +20,7 @@ Params = namedtuple(
     # sizes: seats, teams, card values, deck, actions, observation length and its blocks (private,
     # table, team, seat; T0 and S0 where the team and seat blocks start in an observation row)
     ["n", "T", "v", "deck", "A", "D", "P", "G", "TB", "SB", "T0", "S0"]
-    # durations in ticks, the names of ``quatro.config.Durations``
+    # durations in ticks, the names of ``quatro.config.TickDurations``
     + ["sign_phase", "round", "pause", "exchange_cooldown", "floor_cooldown", "pulse"]
     + ["reminder_window", "vote_window", "vote_interval"]
     # the match, the rules' options (0/1), random (dis)connection per tick (Q23), recording the draws

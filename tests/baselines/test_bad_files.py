@@ -1,0 +1,138 @@
+"""Shared files that are safe (plain data) but wrong: refused in one line naming the file and what is
+wrong, before any work, and never half-loaded (the bad-input audit of 2026-12-07, findings F4-F7)."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+import torch
+
+from baselines.checkpoint_io import load_checkpoint, save_checkpoint
+from baselines.convert import main as convert_main
+from baselines.exploit import main as exploit_main
+from baselines.policy import load_model
+from baselines.ppo import PPOTrainer
+from quatro_env.eval import as_policy
+from tests.baselines.test_resume import tiny
+
+SHIPPED = load_checkpoint("baselines/checkpoints/ppo_4p.pt")
+
+
+def _policy(tmp_path, name: str, change) -> str:
+    payload = copy.deepcopy(SHIPPED)
+    change(payload)
+    save_checkpoint(payload, tmp_path / f"{name}.pt")
+    return str(tmp_path / f"{name}.pt")
+
+
+def _first(payload) -> str:
+    return next(iter(payload["model"]))
+
+
+BAD_POLICIES = {
+    "wrong_shape": (lambda p: p["model"].__setitem__(_first(p), torch.zeros(3, 3)), "do not fit"),
+    "missing_weight": (lambda p: p["model"].pop(_first(p)), "do not fit"),
+    "six_players": (lambda p: p.__setitem__("num_players", 6), "obs_dim is 467; a 6-player table has"),
+    "players_bool": (lambda p: p.__setitem__("num_players", True), "num_players must be 4, 6 or 8"),
+    "no_hidden": (lambda p: p.pop("hidden_size"), "missing ['hidden_size']"),
+    "hidden_float": (lambda p: p.__setitem__("hidden_size", 256.0), "hidden_size: must be an integer"),
+    "hidden_huge": (lambda p: p.__setitem__("hidden_size", 10**9), "hidden_size: 1000000000 is outside"),
+    "model_list": (lambda p: p.__setitem__("model", [1, 2]), "model must map parameter names to tensors"),
+    "nan": (lambda p: p["model"][_first(p)].fill_(float("nan")), "non-finite values"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_POLICIES))
+def test_a_wrong_policy_file_is_refused_by_name_before_any_match(name, tmp_path):
+    """Each ended in a 25-50 line traceback mid-run (a NaN weight mid-match, a 10**9 width at
+    allocation); now every loader refuses it at once: the model, the harness's name, the trainer's
+    evaluation opponents."""
+    change, named = BAD_POLICIES[name]
+    path = _policy(tmp_path, name, change)
+    for load in (load_model, as_policy):
+        with pytest.raises(ValueError, match=rf"{name}\.pt': .*{re.escape(named)}"):
+            load(path)
+
+
+def test_a_policy_for_another_table_size_is_refused_in_the_training_config(tmp_path):
+    """quatro-train took a 6-player policy as a 4-player run's evaluation opponent and died at the
+    first evaluation, hours in."""
+    from baselines.config import load_config
+
+    with pytest.raises(ValueError, match="eval_bots: checkpoint 'ppo_6p' was trained for 6 players, not 4"):
+        load_config("smoke", ["eval_bots=[ppo_6p]"])
+    assert load_config("smoke", ["env.num_players=6", "eval_bots=[ppo_6p]"]).eval_bots == ("ppo_6p",)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        (
+            "mode",
+            0,
+            "mode must be a tensor",
+        ),  # an AttributeError skipped the rollback: 24 of 24 weights changed
+        ("update", 2.5, "update: must be an integer"),
+        ("agent_steps", -5, "agent_steps: -5 is outside 0.."),
+        ("wall_seconds", float("nan"), "wall_seconds: must be a finite number"),
+        ("history", "abc", "history must be a list"),
+        ("config", [1], "config must be a mapping"),
+        ("h", torch.tensor([0.5]), "h is \\[1\\]"),  # copy_ broadcast one value into every table's memory
+    ],
+)
+def test_a_malformed_trainer_checkpoint_is_refused_and_the_trainer_left_as_it_was(
+    field, value, named, tmp_path
+):
+    trainer = PPOTrainer(tiny(tmp_path))
+    trainer.train(updates=1)
+    state = trainer.state_dict()
+    before = copy.deepcopy(state)
+    state[field] = value
+    with pytest.raises(ValueError, match=named):
+        trainer.load_state_dict(state)
+    after = trainer.state_dict()
+    assert after["update"] == before["update"]
+    assert all(torch.equal(before["model"][k], after["model"][k]) for k in before["model"])
+    assert torch.equal(before["h"], after["h"])
+
+
+def test_convert_refuses_junk_a_directory_and_a_missing_file(tmp_path, capsys):
+    junk = copy.deepcopy(SHIPPED)
+    del junk["format"]
+    junk.update(obs_dim="x", num_actions=None, rnn_size=-1)
+    torch.save(junk, tmp_path / "junk.pt")
+    (tmp_path / "outdir").mkdir()
+    good = copy.deepcopy(SHIPPED)
+    del good["format"]
+    torch.save(good, tmp_path / "old.pt")
+    for argv, named in (
+        ([tmp_path / "junk.pt", tmp_path / "junk_new.pt"], "obs_dim is 'x'"),  # was stamped a valid policy
+        ([tmp_path / "old.pt", tmp_path / "outdir"], "is a directory"),  # was a traceback
+        ([tmp_path / "missing.pt", tmp_path / "new.pt"], "no such file"),  # said "not a torch checkpoint"
+    ):
+        assert convert_main([str(a) for a in argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and named in err[0], err
+    assert not (tmp_path / "junk_new.pt").exists()
+
+
+def test_exploit_needs_its_plot_library_before_it_trains(tmp_path, monkeypatch, capsys):
+    from quatro_env.common import extras
+
+    real = extras._installed
+    monkeypatch.setattr(extras, "_installed", lambda m: m != "matplotlib" and real(m))
+    monkeypatch.setattr("baselines.exploit.run", lambda args: pytest.fail("trained before the check"))
+    with pytest.raises(SystemExit) as stop:
+        exploit_main(["honest", "--steps", "1", "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2 and "matplotlib" in capsys.readouterr().err
+
+
+def test_a_checkpoint_is_written_readable_as_the_umask_allows(tmp_path):
+    import os
+
+    save_checkpoint({"format": "quatro-policy/1"}, tmp_path / "p.pt")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (tmp_path / "p.pt").stat().st_mode & 0o777 == 0o666 & ~mask  # mkstemp made it 0600
