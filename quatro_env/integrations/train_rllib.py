@@ -78,6 +78,20 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
     return sections
 
 
+def ppo_config_from(sections: dict[str, dict[str, Any]]) -> Any:
+    """RLlib's PPO config from :func:`load_config`'s sections (``build_ppo_config``, masked)."""
+    from quatro_env.integrations.rllib import build_ppo_config
+
+    return build_ppo_config(
+        sections["env"],
+        env_runners=sections["env_runners"],
+        learners=sections["learners"],
+        training=sections["training"],
+        model=sections["model"],
+        seed=sections["run"].get("seed"),
+    )
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = OneLineParser(prog="quatro-train-rllib", description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default=DEFAULT_CONFIG, help="a shipped config's name or a YAML path")
@@ -151,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     every = int(run.get("checkpoint_every", 0))
     writer = _writer(bool(run.get("tensorboard", True)), checkpoint_dir)
 
-    from quatro_env.integrations.rllib import build_ppo_config, export_torchscript
+    from quatro_env.integrations.rllib import export_torchscript
 
     algo = None
     try:  # Ray is shut down however the run ends, its start and the algorithm's build included
@@ -160,14 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             ray.init(num_cpus=args.num_cpus, include_dashboard=False)
         print(f"ray: {ray.cluster_resources()}", flush=True)
-        algo_config = build_ppo_config(
-            config["env"],
-            env_runners=config["env_runners"],
-            learners=config["learners"],
-            training=config["training"],
-            model=config["model"],
-            seed=run.get("seed"),
-        )
+        algo_config = ppo_config_from(config)
         algo = algo_config.build_algo()
         summary: dict[str, Any] = {
             "address": args.address,

@@ -202,14 +202,7 @@ def test_yaml_config_builds():
     sections = train_rllib.load_config(CONFIG)
     assert sections == train_rllib.load_config("rllib_ppo_4p"), "the shipped config, by name"
     assert sections["env_runners"]["num_env_runners"] == 0
-    config = build_ppo_config(
-        sections["env"],
-        env_runners=sections["env_runners"],
-        learners=sections["learners"],
-        training=sections["training"],
-        model=sections["model"],
-        seed=sections["run"]["seed"],
-    )
+    config = train_rllib.ppo_config_from(sections)
     config.validate()
     assert config.num_env_runners == 0
     assert config.env_config.get("illegal_action", "raise") == "raise"
