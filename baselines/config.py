@@ -93,6 +93,16 @@ def _known_policies(names: tuple[str, ...], field: str, num_players: int | None 
     return names
 
 
+def run_folder_name(name: str, field: str) -> str:
+    """A run's folder name: letters, digits, ``_``, ``.`` and ``-``, and not ``.`` or ``..`` (so that
+    ``run_name=../../x`` cannot write outside ``out_dir``)."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name in (".", ".."):
+        raise ValueError(f"{field}: a folder name (letters, digits, _ . -), not a path, got {name!r}")
+    return name
+
+
 def _usable_device(device: str, field: str) -> str:
     """A torch device string this machine has (``cpu``, ``cuda``, ``cuda:1``, ``mps``)."""
     import torch
@@ -119,7 +129,7 @@ class TrainConfig(BaseModel):
     # flag; a container field takes a list (YAML has no tuples) of strictly typed items
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
-    run_name: str = "ppo"
+    run_name: str = Field("ppo", description="the run's folder under out_dir: a name, not a path")
     out_dir: str = "runs"
     seed: int = Field(1, ge=0, lt=2**32, description="seeds torch, numpy and the tables")
     deterministic: bool = True
@@ -231,6 +241,11 @@ class TrainConfig(BaseModel):
         "PPO checkpoints only) instead of the harness: the same win rates and points per round, in a "
         "fraction of the time (off by default, so a recorded eval.csv replays on the harness's stream)",
     )
+
+    @field_validator("run_name")
+    @classmethod
+    def _a_name(cls, name: str) -> str:
+        return run_folder_name(name, "run_name")
 
     @field_validator("env")
     @classmethod

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from baselines.config import TrainConfig
+from baselines.config import TrainConfig, run_folder_name
 from quatro_env.common.cli import one_line_error
 from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
@@ -58,7 +58,7 @@ class LeagueConfig(BaseModel):
     """An AlphaStar-style league on the PPO trainer (see ``docs/league.md`` for every field)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-    run_name: str = Field("league", strict=True, pattern=r"^[A-Za-z0-9_.-]+$")
+    run_name: str = Field("league", strict=True)
     out_dir: str = Field("runs", strict=True)
     seed: int = Field(1, strict=True, ge=0)
     trainer: dict[str, Any] = Field(default_factory=dict, description="TrainConfig fields of every agent")
@@ -95,6 +95,11 @@ class LeagueConfig(BaseModel):
         gt=0,
         description="pseudo-games at 0.5 in every win rate (an unplayed opponent: 0.5)",
     )
+
+    @field_validator("run_name")
+    @classmethod
+    def _a_name(cls, name: str) -> str:
+        return run_folder_name(name, "run_name")  # ".." matched the old pattern
 
     @model_validator(mode="after")
     def _check(self) -> LeagueConfig:

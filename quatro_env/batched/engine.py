@@ -203,6 +203,7 @@ class BatchedQuatroEngine:
         self._work = schema.allocate(schema.SCRATCH, rows, dims, dev)
         self._W = schema.Scratch(**{name: view(t) for name, t in self._work.items()})
         self._alloc_draws(B if record_draws else 1)
+        self._seed_rng = np.random.default_rng()  # unseeded resets: reseeded by every seeded one (Q30)
         self.reset(seed)
 
     # ================================================================== for learners
@@ -309,12 +310,14 @@ class BatchedQuatroEngine:
         B = self.num_envs
         if isinstance(seed, (torch.Tensor, np.ndarray)) and seed.ndim == 0:
             seed = seed.item()  # a 0-d integer is one seed (a 0-d float stays a float: refused)
-        if seed is None:
-            seeds = torch.randint(0, MAX_SEED, (B,), dtype=torch.long)
-        elif isinstance(seed, (list, tuple, torch.Tensor, np.ndarray)):
-            seeds = torch.from_numpy(_table_seeds(seed, B))
+        if seed is None:  # the stream of the last seeded reset goes on (it was torch's global generator)
+            seeds = torch.from_numpy(self._seed_rng.integers(0, MAX_SEED, B, dtype=np.int64))
         else:
-            seeds = as_int(seed, "seed", low=0, high=MAX_SEED) + torch.arange(B, dtype=torch.long)
+            if isinstance(seed, (list, tuple, torch.Tensor, np.ndarray)):
+                seeds = torch.from_numpy(_table_seeds(seed, B))
+            else:
+                seeds = as_int(seed, "seed", low=0, high=MAX_SEED) + torch.arange(B, dtype=torch.long)
+            self._seed_rng = np.random.default_rng(seeds.numpy())
         self.seeds.copy_(seeds.to(self.device))
         self.episode.zero_()
         all_rows = self._view(self._all_rows)

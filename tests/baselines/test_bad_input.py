@@ -58,6 +58,7 @@ def _train_fails(argv, capsys) -> str:
         ("num_envs: 8.0\n", "num_envs: Input should be a valid integer"),
         ("pool_size: false\n", "pool_size: Input should be a valid integer"),  # was 0
         ("curriculum: [{until_agent_steps: '1000'}]\n", "until_agent_steps: Input should be a valid integer"),
+        ("run_name: ../../elsewhere\n", "run_name: a folder name (letters, digits, _ . -), not a path"),
     ],
 )
 def test_bad_configs_fail_at_start_in_one_line(yaml_text, named, tmp_path, capsys):

@@ -291,3 +291,15 @@ def test_the_vector_env_reports_illegal_slots_and_takes_reversed_arrays():
     actions[3] = int((info["action_mask"][3] == 0).nonzero()[0, 0])
     *_, info = env.step(actions[::-1].copy()[::-1])  # a reversed view: negative strides
     assert info["illegal"].tolist() == [False, False, False, True, False, False, False, False]
+
+
+def test_the_engine_s_unseeded_reset_continues_the_last_seeded_one():
+    """Q30: ``reset()`` drew the tables' seeds from torch's global generator."""
+
+    def seeds(first):
+        engine = BatchedQuatroEngine(3, seed=first)
+        torch.manual_seed(first + 17)  # the global generator is not what decides
+        engine.reset()
+        return engine.seeds.tolist()
+
+    assert seeds(5) == seeds(5) != seeds(6)
