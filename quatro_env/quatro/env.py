@@ -47,11 +47,15 @@ class QuatroParallelEnv(ParallelEnv):
         self.agent_seat = {f"player_{s}": s for s in range(n) if s not in self.config.bot_seats}
         self.possible_agents = list(self.agent_seat)
         self.agents: list[str] = []
-        obs_box = spaces.Box(0, 255, (self.encoder.obs_dim,), np.uint8)
-        mask_box = spaces.Box(0, 1, (self.codec.num_actions,), np.int8)
-        # one space object per agent: seeding one agent's sampler leaves the others' alone
+        # one space object per agent (its boxes too): seeding one agent's sampler leaves the others' alone
         self._observation_spaces = {
-            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0, 255, (self.encoder.obs_dim,), np.uint8),
+                    "action_mask": spaces.Box(0, 1, (self.codec.num_actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (n * self.encoder.obs_dim,), np.uint8)

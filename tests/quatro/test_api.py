@@ -58,6 +58,11 @@ def test_spaces_are_the_same_object_every_call(n):
     # one space per agent (seeding one agent's sampler leaves the others'); no space for a bot seat
     first, second = env.possible_agents[:2]
     assert env.action_space(first) is not env.action_space(second)
+    env.observation_space(second).seed(1)
+    before = env.observation_space(second).sample()["observation"]
+    env.observation_space(second).seed(1)
+    env.observation_space(first).seed(2)  # reseeding another agent's space leaves this one's stream
+    assert np.array_equal(env.observation_space(second).sample()["observation"], before)
     for name in ("player_0", "nobody"):  # seat 0 is a bot
         with pytest.raises(KeyError):
             env.action_space(name)
