@@ -103,7 +103,7 @@ def test_missing_pillow_names_the_extra(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "PIL", None)
     monkeypatch.setitem(sys.modules, "PIL.Image", None)
-    with pytest.raises(ImportError, match=r"quatro-env\[render\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[render\]'"):
         canvas.require_pillow()
 
 
