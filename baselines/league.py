@@ -319,11 +319,15 @@ class League:
 
     def reset_agent(self, agent: str) -> None:
         """Back to the initial weights with a fresh optimiser (AlphaStar's exploiter reset); its
-        win-rate row starts again (they were another policy's results)."""
+        win-rate row starts again, and so does every other agent's record against it: they were
+        another policy's results (kept, a main's PFSP went on weighting the restarted, weak
+        exploiter by the losses the frozen one had dealt it)."""
         trainer = self.trainers[agent]
         trainer.model.load_state_dict(self.init_params[agent])
         trainer.optimizer.state.clear()
         self.wins[agent] = {}
+        for row in self.wins.values():
+            row.pop(agent, None)
 
     # ------------------------------------------------------------------ the loop
     def run(self, legs: int | None = None, command: str = "") -> bool:

@@ -119,11 +119,14 @@ def test_snapshots_join_on_schedule_and_an_exploiter_resets_to_its_start(tmp_pat
         league.play_block(name)  # 2 updates x 256 agent-steps: one snapshot each (every 512)
     ids = [p["id"] for p in league.players]
     assert ids[:2] == ["main0@0", "main0@512"] and "mexp0@512" in ids
+    league.wins["main0"]["mexp0"] = [0.0, 0.0, 100.0]  # the main lost 100 of 100 to the exploiter
     league.reset_agent("mexp0")
     trainer = league.trainers["mexp0"]
     for key, value in league.init_params["mexp0"].items():
         assert torch.equal(trainer.model.state_dict()[key], value), key
     assert league.wins["mexp0"] == {} and not trainer.optimizer.state
+    # the restarted exploiter is another policy: the main's record against the old one is not its
+    assert "mexp0" not in league.wins["main0"]
 
 
 # ---------------------------------------------------------------------- exact resume
