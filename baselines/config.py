@@ -7,6 +7,7 @@ either place fails at start-up with the field's name rather than hours into a ru
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -86,7 +87,7 @@ def _known_policies(names: tuple[str, ...], field: str, num_players: int | None 
         try:
             spec = as_policy(name)
             if num_players is not None and spec.kind != "torchscript":  # a program is run only to play
-                for member in (0, 1):
+                for member in (0, 1) if spec.kind == "team" else (0,):  # a team's two members differ
                     spec.build(num_players, 0, member)
         except ValueError as exc:
             raise ValueError(f"{field}: {exc}") from None
@@ -96,8 +97,6 @@ def _known_policies(names: tuple[str, ...], field: str, num_players: int | None 
 def run_folder_name(name: str, field: str) -> str:
     """A run's folder name: letters, digits, ``_``, ``.`` and ``-``, and not ``.`` or ``..`` (so that
     ``run_name=../../x`` cannot write outside ``out_dir``)."""
-    import re
-
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name in (".", ".."):
         raise ValueError(f"{field}: a folder name (letters, digits, _ . -), not a path, got {name!r}")
     return name

@@ -330,24 +330,7 @@ class BatchedQuatroEngine:
     def step(self, actions: torch.Tensor) -> StepResult:
         """Play one tick on every table (check, tick, reset the finished tables, encode)."""
         run, view = self._run, self._view
-        if isinstance(actions, np.ndarray):  # a reversed view has negative strides, which torch refuses
-            actions = np.ascontiguousarray(actions)
-        try:
-            a = torch.as_tensor(actions)
-        except (TypeError, ValueError, RuntimeError, OverflowError):
-            raise ValueError(
-                f"actions: an integer array [{self.num_envs}, {self.n}], got {actions!r}"
-            ) from None
-        if a.dtype == torch.bool or a.is_floating_point() or a.is_complex():
-            raise ValueError(f"actions: integer action indices, got dtype {a.dtype}")
-        if tuple(a.shape) != (self.num_envs, self.n):
-            raise ValueError(f"actions: need shape [{self.num_envs}, {self.n}], got {list(a.shape)}")
-        a = a.to(device=self.device, dtype=torch.long).contiguous()
-        illegal = self._illegal
-        run.check_actions(view(a), view(self.masks), self.num_actions, view(illegal), view(self._actions))
-        if self.config.illegal_action == "raise" and bool(illegal.any()):  # asks the host; "noop" does not
-            b, s = divmod(int(torch.nonzero(illegal.view(-1))[0]), self.n)
-            raise self._illegal_action_error(b, s, int(a[b, s]))
+        self.refuse_illegal(actions)  # into self._actions: the checked actions the tick plays
         if self.record_draws != bool(self._prm.record):
             self._prm = self._prm._replace(record=np.int64(self.record_draws))
         if self.record_draws:
@@ -379,6 +362,29 @@ class BatchedQuatroEngine:
         return StepResult(
             self.observations, self._published_masks(), self.rewards, terminated, truncated, info
         )
+
+    def refuse_illegal(self, actions: torch.Tensor) -> None:
+        """Check ``actions`` (type, shape, Q29 legality) as ``step`` does, playing nothing: a ValueError
+        under ``illegal_action="raise"``; under ``"noop"`` the illegal ones are marked for the no-op."""
+        run, view = self._run, self._view
+        if isinstance(actions, np.ndarray):  # a reversed view has negative strides, which torch refuses
+            actions = np.ascontiguousarray(actions)
+        try:
+            a = torch.as_tensor(actions)
+        except (TypeError, ValueError, RuntimeError, OverflowError):
+            raise ValueError(
+                f"actions: an integer array [{self.num_envs}, {self.n}], got {actions!r}"
+            ) from None
+        if a.dtype == torch.bool or a.is_floating_point() or a.is_complex():
+            raise ValueError(f"actions: integer action indices, got dtype {a.dtype}")
+        if tuple(a.shape) != (self.num_envs, self.n):
+            raise ValueError(f"actions: need shape [{self.num_envs}, {self.n}], got {list(a.shape)}")
+        a = a.to(device=self.device, dtype=torch.long).contiguous()
+        illegal = self._illegal
+        run.check_actions(view(a), view(self.masks), self.num_actions, view(illegal), view(self._actions))
+        if self.config.illegal_action == "raise" and bool(illegal.any()):  # asks the host; "noop" does not
+            b, s = divmod(int(torch.nonzero(illegal.view(-1))[0]), self.n)
+            raise self._illegal_action_error(b, s, int(a[b, s]))
 
     def sample_actions(
         self, generator: torch.Generator | None = None, uniforms: torch.Tensor | None = None

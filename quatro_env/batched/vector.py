@@ -90,6 +90,7 @@ class QuatroVectorEnv(VectorEnv):
             r = e.codec.ranges[kind]
             self._no_calls[r.start : r.stop] = 0
         self._joint = torch.zeros(self.num_tables, e.n, dtype=torch.long, device=e.device)
+        self._agents_only = torch.zeros_like(self._joint)  # the agents' actions, the bots' no-ops
         policy = e.config.bot_policy
         self._bots: BatchedBots | None = None
         self._bot_seats = torch.tensor(self.bot_seats, dtype=torch.long, device=e.device)
@@ -184,8 +185,9 @@ class QuatroVectorEnv(VectorEnv):
         if self._all_agents:
             joint = a
         else:
-            if e.config.illegal_action == "raise":
-                self._refuse_illegal(a)  # before the bots draw: a refused step changes nothing
+            if e.config.illegal_action == "raise":  # before the bots draw: a refused step changes nothing
+                self._agents_only[:, self._agent_idx] = a  # the bot seats hold the no-op, always legal
+                e.refuse_illegal(self._agents_only)
             self._joint[:, self._agent_idx] = a
             self._bot_actions()
             joint = self._joint
@@ -201,18 +203,6 @@ class QuatroVectorEnv(VectorEnv):
         term = res.terminations.repeat_interleave(m)
         trunc = res.truncations.repeat_interleave(m)
         return self._out(obs), self._out(rew), self._out(term), self._out(trunc), self._infos(res)
-
-    def _refuse_illegal(self, a: torch.Tensor) -> None:
-        """The engine's Q29 error for an illegal agent action, raised with the bots' no-ops (always legal)
-        in their seats, so the bots' memory and draws stay as they were."""
-        e = self.engine
-        inside = (a >= 0) & (a < e.num_actions)
-        masks = e.masks.index_select(1, self._agent_idx)
-        legal = inside & masks.gather(2, (a * inside).unsqueeze(-1)).squeeze(-1).bool()
-        if not bool(legal.all()):
-            joint = torch.zeros_like(self._joint)
-            joint[:, self._agent_idx] = a
-            e.step(joint)  # raises, and leaves the tables as they were
 
     def _checked_actions(self, actions) -> torch.Tensor:
         """``actions`` as long ``[num_envs]`` (or ``[num_tables, agents per table]``), or a ValueError: a
