@@ -35,7 +35,7 @@ from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import deck_size, num_values
 from quatro_env.quatro.config import QuatroConfig, to_ticks
 from quatro_env.quatro.encoding import make_blocks
-from quatro_env.quatro.engine import Phase, QuatroEngine, Vote
+from quatro_env.quatro.engine import IllegalActionError, Phase, QuatroEngine, Vote
 
 #: seeds lie in 0..MAX_SEED (a table's seed is the seed plus its index, in int64)
 MAX_SEED = 2**62
@@ -364,8 +364,9 @@ class BatchedQuatroEngine:
         )
 
     def refuse_illegal(self, actions: torch.Tensor) -> None:
-        """Check ``actions`` (type, shape, Q29 legality) as ``step`` does, playing nothing: a ValueError
-        under ``illegal_action="raise"``; under ``"noop"`` the illegal ones are marked for the no-op."""
+        """Check ``actions`` (type, shape, Q29 legality) as ``step`` does, playing nothing: an illegal one
+        raises ``IllegalActionError`` (a ValueError naming table and seat) under ``illegal_action="raise"``;
+        under ``"noop"`` the illegal ones are marked for the no-op."""
         run, view = self._run, self._view
         if isinstance(actions, np.ndarray):  # a reversed view has negative strides, which torch refuses
             actions = np.ascontiguousarray(actions)
@@ -451,11 +452,11 @@ class BatchedQuatroEngine:
         self.mask_out.copy_(self.masks)
         return self.mask_out
 
-    def _illegal_action_error(self, table: int, seat: int, action: int) -> ValueError:
+    def _illegal_action_error(self, table: int, seat: int, action: int) -> IllegalActionError:
         """The Q29 error of the reference engine: table, seat, action, its description and why."""
         desc = self.codec.describe(action) if 0 <= action < self.num_actions else "?"
         reason = self.illegal_reason(table, seat, action) or "not legal this tick"
-        return ValueError(f"illegal action for table {table} seat {seat}: {action} ({desc}): {reason} (Q29)")
+        return IllegalActionError(seat, action, desc, f"{reason} (Q29)", table=table)
 
     def _alloc_draws(self, rows: int) -> None:
         """The draw record (``schema.DRAWS``): a row per table when recording, one otherwise."""

@@ -38,6 +38,7 @@ from quatro_env.bots.batched import BatchedBots
 from quatro_env.common.strict import as_flag, as_int
 from quatro_env.quatro.actions import ActionKind
 from quatro_env.quatro.bots import batched_kind, build_bot
+from quatro_env.quatro.engine import IllegalActionError
 
 #: bot policies the engine's device plays itself (whole-batch torch operations)
 DEVICE_POLICIES = ("idle", "random", "random_caller")
@@ -182,16 +183,19 @@ class QuatroVectorEnv(VectorEnv):
     def step(self, actions):
         e = self.engine
         a = self._checked_actions(actions).to(device=e.device).reshape(self.num_tables, self.agents_per_table)
-        if self._all_agents:
-            joint = a
-        else:
-            if e.config.illegal_action == "raise":  # before the bots draw: a refused step changes nothing
-                self._agents_only[:, self._agent_idx] = a  # the bot seats hold the no-op, always legal
-                e.refuse_illegal(self._agents_only)
-            self._joint[:, self._agent_idx] = a
-            self._bot_actions()
-            joint = self._joint
-        res = e.step(joint)
+        try:
+            if self._all_agents:
+                joint = a
+            else:
+                if e.config.illegal_action == "raise":  # before the bots draw: a refused step changes nothing
+                    self._agents_only[:, self._agent_idx] = a  # the bot seats hold the no-op, always legal
+                    e.refuse_illegal(self._agents_only)
+                self._joint[:, self._agent_idx] = a
+                self._bot_actions()
+                joint = self._joint
+            res = e.step(joint)
+        except IllegalActionError as err:  # named by the slot the caller indexes
+            raise self._slot_error(err) from None
         if self._bots is not None and bool(res.info["done"].any()):  # a new episode: fresh bots
             k = len(self.bot_seats)
             done = res.info["done"].cpu().numpy()
@@ -203,6 +207,13 @@ class QuatroVectorEnv(VectorEnv):
         term = res.terminations.repeat_interleave(m)
         trunc = res.truncations.repeat_interleave(m)
         return self._out(obs), self._out(rew), self._out(term), self._out(trunc), self._infos(res)
+
+    def _slot_error(self, err: IllegalActionError) -> IllegalActionError:
+        """The engine's error (table, seat) with the vector slot of that seat (a bot seat has none)."""
+        if err.table is None or err.seat not in self.agent_seats:
+            return err
+        slot = err.table * self.agents_per_table + self.agent_seats.index(err.seat)
+        return IllegalActionError(err.seat, err.action, err.description, err.reason, err.table, slot)
 
     def _checked_actions(self, actions) -> torch.Tensor:
         """``actions`` as long ``[num_envs]`` (or ``[num_tables, agents per table]``), or a ValueError: a

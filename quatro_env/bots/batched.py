@@ -370,11 +370,12 @@ def _act_rows(
                 cover[i, C_LOWER] = 0
             else:
                 st_i[i, 1] += 1
-            if o[fields[F_RESHUFFLED]] and kind == COUNTER:
-                known[i, :, :] = 0
-                runs[i, 1, :] = 4
-                runs[i, 1, 0] = 0
-                erratic[i, :] = False
+            if o[fields[F_RESHUFFLED]] and kind in (COUNTER, COVER_SPLIT):  # on_reshuffle: re-dealt
+                known[i, :, :] = 0  # the counter's record, or the split cover's kept values
+                if kind == COUNTER:
+                    runs[i, 1, :] = 4
+                    runs[i, 1, 0] = 0
+                    erratic[i, :] = False
             action = _play(
                 kind,
                 o,

@@ -66,13 +66,14 @@ class CoverBot(HonestBot):
     completing exchange is the only tick most quartets are held (opponents read the exchanges). On the
     beat, every member exchanges on the same ticks and is silent on the same ticks.
 
-    ``split`` (an option, measured in docs/evaluation.md): every exchange but the completing one takes
-    from the member's half of the center, the halves drawn each beat from the two last pulse emojis and
-    the team sign (:func:`keyed_split`), and neutral swaps avoid the values the partner and the
-    opponents have been taking. It cuts the beats a member misses because a swap earlier in the tick
-    took its slot (Q14; a completing exchange never misses, so a miss marks a certain non-holder) from
-    16 % to 6 %, and with them what Eve reads from the resolution order (0.65 to 0.58 on 600 matches);
-    what she reads from the values exchanged (0.74) it leaves as it was.
+    ``split`` (an option, measured in docs/evaluation.md): every exchange but the completing one takes from
+    the member's half of the center, the halves drawn each beat from the two last pulse emojis and the team
+    sign (:func:`keyed_split`), and neutral swaps avoid the values the partner and the opponents have been
+    taking since the last deal (a reshuffle's re-deal starts the count afresh). It cuts the beats a member
+    misses because a swap earlier in the tick took its slot (Q14; a completing exchange never misses, so a
+    miss marks a certain non-holder) from 16 % to 6 %, and with them what Eve reads from the resolution
+    order (0.65 to 0.58 on 600 matches); what she reads from the values exchanged (0.74) it leaves as it
+    was.
 
     ``beat=False`` is the channel-only cover (exchanges whenever the collector has one; the sign at the
     holder's *next* pulse), kept to measure what the exchange cover buys; its ``pulse_timing`` holds
@@ -172,8 +173,14 @@ class CoverBot(HonestBot):
             return self._beat_exchange(obs, mask, complete=False)
         return 0
 
+    def on_reshuffle(self, obs: np.ndarray) -> None:
+        self.kept[:] = 0  # every hand was re-dealt (Q20): what a seat kept is gone
+
     def _track_exchanges(self, obs: np.ndarray) -> None:
-        """Count, per seat, the values it took less those it placed this round (public, Q12)."""
+        """Count, per seat, the values it took less those it placed this round (public, Q12); a
+        reshuffle tick's exchanges all came before its re-deal (Q20), so they are not counted."""
+        if self.view.reshuffled(obs):
+            return
         for r in range(len(self.kept)):
             exchange = self.view.exchange(obs, r)
             if exchange is not None:

@@ -20,6 +20,7 @@ from quatro_env.bots.rows import (
     F_CENTER,
     F_EMOJI,
     F_HAND,
+    F_RESHUFFLED,
     F_SIGN,
     NO_CARD,
     P_BEATS,
@@ -203,7 +204,7 @@ def cover_row(o, m, u, fields, seats, act, n, v, st_i, order, cov, kept, params,
         if cov[C_LAST_AGE] >= 0 and cov[C_LAST_AGE] != NO_PULSE:
             cov[C_PERIOD] = cov[C_LAST_AGE] + 1
     cov[C_LAST_AGE] = age
-    if split:  # _track_exchanges: per seat, the values it took less those it placed (public, Q12)
+    if split and not o[fields[F_RESHUFFLED]]:  # _track_exchanges (a reshuffle tick's came before it)
         for r in range(n):
             if o[seats[r, S_EXCHANGED]]:
                 kept[r, argmax_at(o, seats[r, S_TAKEN], v)] += 1

@@ -38,11 +38,26 @@ __all__ += ["Vote"]
 
 
 class IllegalActionError(ValueError):
-    """An action the rules do not allow this tick (Q29)."""
+    """An action the rules do not allow this tick (Q29). The batched engine names its ``table`` too, and
+    its vector env the ``slot`` the caller indexes."""
 
-    def __init__(self, seat: int, action: int, description: str, reason: str) -> None:
-        self.seat, self.action, self.reason = seat, action, reason
-        super().__init__(f"illegal action for seat {seat}: {action} ({description}): {reason}")
+    def __init__(
+        self,
+        seat: int,
+        action: int,
+        description: str,
+        reason: str,
+        table: int | None = None,
+        slot: int | None = None,
+    ) -> None:
+        self.seat, self.action, self.description, self.reason = seat, action, description, reason
+        self.table, self.slot = table, slot
+        where = f"seat {seat}" if table is None else f"table {table} seat {seat}"
+        where = where if slot is None else f"slot {slot} ({where})"
+        super().__init__(f"illegal action for {where}: {action} ({description}): {reason}")
+
+    def __reduce__(self):  # pickled with its fields (a worker process's error reaches the driver whole)
+        return type(self), (self.seat, self.action, self.description, self.reason, self.table, self.slot)
 
 
 class GameOverError(RuntimeError):

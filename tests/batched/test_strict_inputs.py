@@ -238,6 +238,44 @@ def test_the_vector_env_s_masks_are_a_copy_writing_into_them_changes_no_rule():
         env.step(actions)
 
 
+@pytest.mark.parametrize("bot_seats", [(), (1,)])
+def test_a_refused_vector_step_names_the_slot_the_caller_indexes(bot_seats):
+    """Q29: the vector env's caller indexes slots, not (table, seat); the error named only the engine's
+    table and seat. It is the reference engine's ``IllegalActionError`` (a ValueError), with both."""
+    from quatro_env.quatro.engine import IllegalActionError
+
+    env = QuatroVectorEnv(3, num_players=4, bot_seats=bot_seats, bot_policy="idle")
+    _, info = env.reset(seed=0)
+    m = env.agents_per_table
+    slot = 2 * m + m - 1  # table 2, its last agent seat (seat 3)
+    actions = torch.zeros(env.num_envs, dtype=torch.long)
+    actions[slot] = int((info["action_mask"][slot] == 0).nonzero()[0, 0])
+    with pytest.raises(
+        IllegalActionError, match=rf"illegal action for slot {slot} \(table 2 seat 3\)"
+    ) as err:
+        env.step(actions)
+    assert (err.value.slot, err.value.table, err.value.seat) == (slot, 2, 3)
+    assert err.value.action == int(actions[slot]) and "(Q29)" in err.value.reason
+
+
+def test_an_illegal_action_error_pickles_with_its_fields():
+    """A worker process's error (RLlib's env runners) reaches the driver whole: pickling kept only the
+    message, and unpickling then failed for want of the other arguments."""
+    import pickle
+
+    from quatro_env.quatro.engine import IllegalActionError
+
+    engine = BatchedQuatroEngine(2, seed=0)
+    res = engine.reset(seed=0)
+    actions = torch.zeros(2, 4, dtype=torch.long)
+    actions[1, 2] = int((res.masks[1, 2] == 0).nonzero()[0, 0])
+    with pytest.raises(IllegalActionError) as err:
+        engine.step(actions)
+    back = pickle.loads(pickle.dumps(err.value))
+    assert type(back) is IllegalActionError and str(back) == str(err.value)
+    assert (back.table, back.seat, back.action, back.slot) == (1, 2, int(actions[1, 2]), None)
+
+
 def test_the_vector_env_with_numpy_returns_arrays_of_its_own():
     env = QuatroVectorEnv(2, num_players=4, numpy=True)
     obs, info = env.reset(seed=0)

@@ -321,6 +321,62 @@ def test_counter_learns_nothing_from_a_reshuffle_tick_s_exchanges():
     assert row.known[0, seat_1].sum() == 0 and row.runs[0, 1, seat_1] == 4  # the row's unknown count
 
 
+def test_split_cover_forgets_what_seats_kept_at_a_reshuffle():
+    """Q20: a reshuffle re-deals every hand, so the split cover's kept values (per seat, values taken
+    less those placed this round) say nothing of the new hands, and the reshuffle tick's exchanges all
+    came before the re-deal; before, both stayed in the counts its neutral swaps avoid."""
+    from quatro_env.bots import CoverBot
+    from quatro_env.quatro.encoding import ObservationEncoder
+    from quatro_env.quatro.engine import QuatroEngine
+
+    n = 4
+    engine = QuatroEngine(QuatroConfig(bot_seats=(1, 2, 3)))  # seat 0's proposal has no voter
+    encoder, cover = ObservationEncoder(n), CoverBot(n, seed=0, split=True)
+    row = BatchedBots(n, 1)  # and its compiled row
+    row.reset_rows(np.arange(1), BatchedBots.kind_ids(["cover:split=true"]))
+    obs = np.zeros((n, encoder.obs_dim), np.uint8)
+
+    def both_act():
+        cover.act(obs[2], engine.legal_mask(2))
+        row.act(obs[2:3], engine.legal_mask(2)[None], np.full((1, row.num_draws), 0.5))
+
+    swapped: set[int] = set()
+
+    def seat_1_swaps():  # gives a value other than the one it takes, and undoes no earlier swap
+        hand, center = engine.hands[1], engine.center
+        h, c = next(
+            (h, c)
+            for h in range(4)
+            for c in range(4)
+            if hand[h] // 4 != center[c] // 4 and not {hand[h] // 4, center[c] // 4} & swapped
+        )
+        return engine.codec.encode(K.EXCHANGE, (h, c))
+
+    encoder.encode(engine, engine.reset(2), (), obs)
+    ready = engine.codec.encode(K.READY)
+    while engine.phase != Phase.PLAY:
+        result = engine.step([ready if engine.legal_mask(0)[ready] else 0, 0, 0, 0])
+        encoder.encode(engine, result.events, result.order, obs)
+    both_act()
+    result = engine.step([0, seat_1_swaps(), 0, 0])
+    encoder.encode(engine, result.events, result.order, obs)
+    both_act()
+    swapped.update(e.data["taken"] // 4 for e in result.events if e.kind == "exchange")
+    swapped.update(e.data["placed"] // 4 for e in result.events if e.kind == "exchange")
+    seat_1 = (1 - 2) % n  # as the cover at seat 2 sees it
+    assert np.abs(cover.kept[seat_1]).sum() == 2 and np.abs(row.known[0, seat_1]).sum() == 2
+    while not engine.legal_mask(1)[seat_1_swaps()]:  # the exchange cooldown (Q13)
+        result = engine.step([0, 0, 0, 0])
+        encoder.encode(engine, result.events, result.order, obs)
+        both_act()
+    engine.force_next_order((1, 0, 2, 3))  # seat 1 exchanges, then seat 0's proposal re-deals
+    result = engine.step([engine.codec.encode(K.PROPOSE_RESHUFFLE), seat_1_swaps(), 0, 0])
+    encoder.encode(engine, result.events, result.order, obs)
+    assert {"exchange", "reshuffle"} <= {e.kind for e in result.events}
+    both_act()
+    assert not cover.kept.any() and not row.known[0].any()
+
+
 @pytest.mark.parametrize(
     "spec",
     [
