@@ -48,7 +48,7 @@ def readers(policy: str, matches: int, seed: int) -> dict:
     for part, keep in (("held_out", test), ("all", np.ones_like(test))):
         idx = np.flatnonzero(keep)
         y = np.concatenate([data.y[i] for i in idx]).astype(bool)
-        tick = np.minimum(np.concatenate([data.tick[i] for i in idx]), S.TICK_CLIP)
+        tick = np.concatenate([data.tick[i] for i in idx])
         group = np.concatenate([np.full(len(data.y[i]), data.match[i]) for i in idx])
         row[f"{part}_rows"], row[f"{part}_quartet_rows"] = int(y.size), int(y.sum())
         if not y.any() or y.all():

@@ -181,7 +181,7 @@ def measure_code(
     # (count 2), and if those showed one where a value is unseen, the only place a decoy can stand
     unseen = np.concatenate([R.unseen_values(e, players)[:, -1].any(axis=1) for e in data.eve])
     row["share_not_holding_with_an_unseen_value"] = round(float(unseen[~holds].mean()), 3)
-    tick_all = np.minimum(np.concatenate(data.tick), S.TICK_CLIP)
+    tick_all = np.concatenate(data.tick)
     for label, can in (("every_non_holder_paired", ~holds), ("paired_where_unseen", ~holds & unseen)):
         bound = np.where(can, np.maximum(flat, 2), flat)
         auc = S.weighted_time_matched_auc(holds, bound, tick_all, np.ones((1, holds.size)))[0]
@@ -190,7 +190,7 @@ def measure_code(
     for part, keep in (("held_out", test), ("all", np.ones_like(test))):
         idx = np.flatnonzero(keep)
         y = np.concatenate([data.y[i] for i in idx]).astype(bool)
-        tick = np.minimum(np.concatenate([data.tick[i] for i in idx]), S.TICK_CLIP)
+        tick = np.concatenate([data.tick[i] for i in idx])
         s = np.concatenate([counted[i] for i in idx])
         row[f"{part}_card_counter"] = round(
             float(S.weighted_time_matched_auc(y, s, tick, np.ones((1, y.size)))[0]), 3

@@ -15,9 +15,14 @@ def weighted_time_matched_auc(
 ) -> np.ndarray:
     """The time-matched AUC under each row of ``weights`` [B, rows] (a row's weight: how many times
     its match was drawn); ``weights`` of ones gives :func:`~quatro_env.eval.probe.time_matched_auc`.
-    Pairs within a stratum, ties count a half; NaN where no stratum has both classes."""
+    Pairs within a stratum, ties count a half; NaN where no stratum has both classes. A non-finite
+    score is refused: sorted as a level of its own, a NaN ranked above every holder (a diverged decoder
+    scored 1.0 and could win the cross-validation)."""
     weights = np.atleast_2d(np.asarray(weights, np.float64))
-    scores = np.round(np.asarray(scores, np.float64), 6)
+    scores = np.asarray(scores, np.float64)
+    if not np.isfinite(scores).all():
+        raise ValueError(f"scores: {int((~np.isfinite(scores)).sum())} of {scores.size} are not finite")
+    scores = np.round(scores, 6)
     y = np.asarray(y, bool)
     num = np.zeros(weights.shape[0])
     den = np.zeros(weights.shape[0])

@@ -17,6 +17,12 @@ def _plt():
     return plt
 
 
+def _bars(x: float, lo: float, hi: float) -> list[list[float]]:
+    """Error bar lengths below and above ``x``, never negative: a bootstrap percentile interval need not
+    contain the estimate made on all the data (matplotlib refuses a negative length)."""
+    return [[max(x - lo, 0.0)], [max(hi - x, 0.0)]]
+
+
 def _teams(report: dict[str, Any]) -> list[dict[str, Any]]:
     if report["kind"] == "evaluate":
         return [dict(t, policy=f"{k}: {t['policy']}") for k, t in enumerate(report["lineups"][0]["teams"])]
@@ -174,12 +180,12 @@ def secrecy_frontier(
             marker = "o" if r["policy"].startswith("ppo_") else "s"  # trained checkpoints / scripted bots
             gap, (glo, ghi) = s[gap_key], s[ci_key]
             w, (wlo, whi) = r["win_rate_vs_counter"], r["win_ci95"]
-            xerr = [[gap - glo], [ghi - gap]] if glo is not None else None
+            xerr = _bars(gap, glo, ghi) if glo is not None else None
             ax.errorbar(
                 gap,
                 w,
                 xerr=xerr,
-                yerr=[[w - wlo], [whi - w]],
+                yerr=_bars(w, wlo, whi),
                 fmt=marker,
                 color=color,
                 capsize=3,
@@ -191,7 +197,7 @@ def secrecy_frontier(
                 ax.errorbar(
                     gap,
                     b,
-                    yerr=[[b - blo], [bhi - b]],
+                    yerr=_bars(b, blo, bhi),
                     fmt=marker,
                     mfc="none",
                     color=color,
@@ -230,7 +236,7 @@ def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:
         ax.errorbar(
             rec["win_rate"],
             y - 0.15,
-            xerr=[[rec["win_rate"] - lo], [hi - rec["win_rate"]]],
+            xerr=_bars(rec["win_rate"], lo, hi),
             fmt="s",
             color="grey",
             capsize=3,
@@ -287,7 +293,7 @@ def exploit_curve(result: dict[str, Any], path: str | Path) -> Path:
     ax.errorbar(
         [result["agent_steps"]],
         [result["win_rate"]],
-        yerr=[[result["win_rate"] - result["win_ci95"][0]], [result["win_ci95"][1] - result["win_rate"]]],
+        yerr=_bars(result["win_rate"], *result["win_ci95"]),
         fmt="s",
         color="C3",
         capsize=4,

@@ -33,7 +33,7 @@ TEAM_FEATURES = (
     "quiet",  # consecutive ticks with no member holding the floor or pulsing
     "silence_break",  # a take or pulse this tick after that many quiet ticks (0 = none)
     "distinct",  # distinct emojis the team pulsed this round / 24
-    "round_time",  # ticks into the round / 120 (clipped at 1)
+    "round_time",  # ticks into the round / 120 (one stratum per tick for the time-matched AUC)
 )
 #: the round clock, one-hot in bins of play ticks (the clock alone predicts quartets: they form after
 #: a few exchanges and end the round soon after); the *baseline* probe sees only these
@@ -129,7 +129,7 @@ class ChannelTracker:
             self.quiet[team] = 0 if active else self.quiet[team] + 1
             row[t0] = min(self.quiet[team], CLIP) / CLIP
             row[t0 + 2] = len(seen) / 24
-            row[t0 + 3] = min(now / 120, 1.0)
+            row[t0 + 3] = now / 120  # not clipped: the time-matched AUC pairs rows by this value
             row[t0 + 4 + bin_] = 1.0
         self.tick += 1
         return out, sign_rows

@@ -85,6 +85,38 @@ def _team_row(t: dict[str, Any], first: str) -> str:
     )
 
 
+def _decoder_lines(teams: list[dict[str, Any]]) -> list[str]:
+    """The Eve/Bob decoders' headline per team (``--decoders``), or nothing when they were not fitted."""
+    measured = [(k, t, t.get("secrecy") or {}) for k, t in enumerate(teams)]
+    if not any("eve_tm_auc" in sec for _, _, sec in measured):
+        return []
+    lines = [
+        "",
+        "Secrecy by the sequence decoders (docs/evaluation.md, \"Secrecy, measured by Eve and Bob\"):",
+        "",
+        "| slot: policy | Eve time-matched | Bob time-matched | gap [95% CI] | count-matched gap [95% CI] "
+        "| clock AUC | fitted / held-out matches |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for k, t, sec in measured:
+        if sec.get("eve_tm_auc") is None:
+            lines.append(f"| {k}: {t['policy']} | — | — | — | — | — | {sec.get('matches', '—')} matches |")
+            continue
+        lines.append(
+            f"| {k}: {t['policy']} | {_ci(sec['eve_tm_auc'], sec['eve_tm_ci95'])} "
+            f"| {_ci(sec['bob_tm_auc'], sec['bob_tm_ci95'])} | {_gap(sec['gap'], sec['gap_ci95'])} "
+            f"| {_gap(sec['cm_gap'], sec['cm_gap_ci95'])} | {_f(sec['clock_auc'])} "
+            f"| {sec['train_matches']} / {sec['test_matches']} |"
+        )
+    return lines
+
+
+def _gap(gap: float | None, ci: list) -> str:
+    if gap is None:
+        return "—"
+    return f"{gap:+.2f}" + ("" if ci[0] is None else f" [{ci[0]:+.2f}, {ci[1]:+.2f}]")
+
+
 TEAM_HEADER = (
     "| {first} | win rate [95% CI] | draws | points/round | «Quatro» precision (calls) "
     "| «Contra» precision (calls) | quartet→correct call, median s | signalling MI (bits) "
@@ -170,7 +202,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines.append(TEAM_HEADER.format(first="slot: policy"))
         for k, t in enumerate(lineup["teams"]):
             lines.append(_team_row(t, f"{k}: {t['policy']}"))
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines + _decoder_lines(lineup["teams"])) + "\n"
 
     if report["kind"] == "partner_play":
         return "\n".join(lines + _partner_play_lines(report)) + "\n"

@@ -49,8 +49,6 @@ from quatro_env.eval.readers import (
     ledger_features,
 )
 
-#: ticks at or beyond this share one stratum (as the linear probes' ``round_time`` clip)
-TICK_CLIP = 120
 BOOTSTRAP = 500
 
 
@@ -385,7 +383,7 @@ def predict(model, seqs: Sequence[np.ndarray], labels: Sequence[np.ndarray], idx
 def task_strata(data: DecoderData, task: str, readers: DecoderData | None = None) -> list[np.ndarray]:
     """Per sequence, its rows' strata for ``task`` (:class:`FitConfig`): the round tick (``"time"``),
     or the round tick and the member's card count read off ``readers`` (default ``data``; ``"count"``)."""
-    ticks = [np.minimum(t, TICK_CLIP) for t in data.tick]
+    ticks = [np.asarray(t, np.int64) for t in data.tick]  # every tick its own stratum, however long the round
     if task == "time":
         return ticks
     readers = data if readers is None else readers
@@ -531,6 +529,7 @@ def measure(
         "eve_tm_ci95": [None, None],
         "bob_tm_ci95": [None, None],
         "test_matches": None,
+        "train_matches": None,
         "test_rows": None,
         "positive_rate": None,
         "epochs": None,
@@ -584,9 +583,10 @@ def measure(
     rows_match = np.concatenate([np.full(len(y_all[i]), data.match[i]) for i in test])
 
     # the clock alone: P(quartet | round tick) on the training rows, scored on the held-out rows
-    tick_train = np.minimum(np.concatenate([data.tick[i] for i in train]), TICK_CLIP)
-    rate = np.bincount(tick_train, weights=y_train.astype(float), minlength=TICK_CLIP + 1) / np.maximum(
-        np.bincount(tick_train, minlength=TICK_CLIP + 1), 1
+    tick_train = np.concatenate([data.tick[i] for i in train]).astype(np.int64)
+    ticks = int(max(tick_train.max(initial=0), strata.max(initial=0))) + 1
+    rate = np.bincount(tick_train, weights=y_train.astype(float), minlength=ticks) / np.maximum(
+        np.bincount(tick_train, minlength=ticks), 1
     )
     clock_auc = float(roc_auc_score(y_test, rate[strata]))
 
@@ -624,6 +624,7 @@ def measure(
         "eve_tm_ci95": percentile_ci95(eve_b),
         "bob_tm_ci95": percentile_ci95(bob_b),
         "test_matches": int(test_groups.size),
+        "train_matches": int(groups.size - test_groups.size),  # the issue asks for >= 200
         "test_rows": int(y_test.size),
         "positive_rate": _r(float(holding.mean())),
         "epochs": epochs,
@@ -639,11 +640,13 @@ def measure(
 def with_decoders(
     probes: dict[str, Any], records: Sequence[dict[str, Any]], slot: int, num_players: int, seed: int
 ) -> dict[str, Any]:
-    """A team's ``secrecy`` block with the decoders' numbers added (:func:`measure`). ``rows`` and
-    ``sign_coverage`` then count member-ticks, the decoders' rows; the linear probes' team-tick
-    figures stay beside them as ``probe_rows`` and ``probe_sign_coverage``."""
+    """A team's ``secrecy`` block with the decoders' numbers added (:func:`measure`). ``rows``,
+    ``sign_coverage`` and ``positive_rate`` then count member-ticks, the decoders' rows; the linear
+    probes' team-tick figures stay beside them as ``probe_rows``, ``probe_sign_coverage`` and
+    ``probe_positive_rate`` (``false_sign_rate`` is the probes' own, per team-tick)."""
     out = dict(probes)
     out["probe_rows"] = out.pop("rows", None)
     out["probe_sign_coverage"] = out.pop("sign_coverage", None)
+    out["probe_positive_rate"] = out.pop("positive_rate", None)
     out.update(measure(decoder_data(records, slot, num_players), seed=seed))
     return out

@@ -153,7 +153,7 @@ def test_the_card_counter_reads_cover_better_than_the_count_alone():
     runner = MatchRunner(cfg, [as_policy("cover"), as_policy("counter")], max_rounds=10)
     data = S.decoder_data([runner.play(m, 0, record_views=True) for m in range(40)], 0, 4)
     y = np.concatenate(data.y).astype(bool)
-    tick = np.minimum(np.concatenate(data.tick), S.TICK_CLIP)
+    tick = np.concatenate(data.tick)
     ones = np.ones((1, y.size))
     counted = np.concatenate([R.card_count(e, 4) for e in data.eve])
     alone = np.concatenate([R.collection_count(g) for g in data.ledger])
@@ -192,6 +192,33 @@ def test_weighted_time_matched_auc_equals_the_probes_and_the_clock_scores_one_ha
     assert ours == pytest.approx(time_matched_auc(y.astype(int), scores, tick), abs=1e-9)
     clock_only = np.sin(tick) + tick  # any function of the round tick
     assert S.weighted_time_matched_auc(y, clock_only, tick, ones)[0] == pytest.approx(0.5)
+
+
+def test_a_matched_auc_refuses_scores_that_are_not_finite():
+    """A NaN score sorted above every holder: [nan, .2, .3, .1] for [1, 0, 1, 0] scored 1.0."""
+    y, strata, ones = np.array([1, 0, 1, 0], bool), np.zeros(4, np.int64), np.ones((1, 4))
+    with pytest.raises(ValueError, match="1 of 4 are not finite"):
+        S.weighted_time_matched_auc(y, np.array([np.nan, 0.2, 0.3, 0.1]), strata, ones)
+
+
+def test_the_clock_is_removed_exactly_on_rounds_past_120_ticks():
+    """The default round is 180 s (360 ticks). Ticks >= 120 shared one stratum, so a score that is
+    the tick alone got 0.80 "time-matched" on such rounds; every tick is a stratum of its own now, for
+    the decoders and the linear probes alike."""
+    from types import SimpleNamespace
+
+    from quatro_env.eval.probe import ROUND_TIME_COLUMN, ChannelTracker
+
+    rng = np.random.default_rng(0)
+    ticks = [np.arange(360) for _ in range(60)]
+    y = np.concatenate([rng.random(360) < np.arange(360) / 400 for _ in ticks])  # holders late in a round
+    strata = np.concatenate(S.task_strata(SimpleNamespace(tick=ticks), "time"))
+    clock = np.concatenate(ticks).astype(float)
+    assert S.weighted_time_matched_auc(y, clock, strata, np.ones((1, y.size)))[0] == pytest.approx(0.5)
+    tracker = ChannelTracker(4)
+    rows = [tracker.update([False] * 4, [], [None, None])[0][0, ROUND_TIME_COLUMN] for _ in range(360)]
+    assert len(set(rows)) == 360  # the probes' strata: one per tick
+    assert time_matched_auc(y.astype(int), clock, np.tile(rows, len(ticks))) == pytest.approx(0.5)
 
 
 def test_count_matched_auc_gives_the_clock_and_the_card_count_one_half_and_keeps_what_else_reads():
@@ -336,7 +363,11 @@ def test_quatro_eval_decoders_fill_the_secrecy_block(tmp_path):
     sec = team["secrecy"]
     assert {"eve_tm_auc", "bob_tm_auc", "gap", "gap_ci95", "clock_auc", "matches"} <= set(sec)
     assert sec["matches"] == 10 and sec["outsider"] is not None  # the linear probes stay beside it
-    assert "probe_rows" in sec
+    assert {"probe_rows", "probe_sign_coverage", "probe_positive_rate"} <= set(sec)
+    assert sec["train_matches"] + sec["test_matches"] == 10
+    # report.md gives the decoders' figures too (it showed the linear probes only)
+    table = (tmp_path / "report.md").read_text().split("Secrecy by the sequence decoders")[1]
+    assert f"| 0: shout | {sec['eve_tm_auc']:.2f} [" in table and "| 7 / 3 |" in table
 
 
 @pytest.mark.slow
@@ -565,6 +596,8 @@ def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path)
         return {"policy": policy, "win_rate_vs_counter": 0.5, "win_ci95": [0.4, 0.6], "secrecy": sec}
 
     rows = [row("listener", None)] + [row(f"ppo_{k}" if k % 2 else f"bot{k}", 0.01 * k) for k in range(22)]
+    # a bootstrap percentile interval need not contain the estimate: [0, 0] around a gap of -0.011 broke it
+    rows.append({**row("bob_is_eve", 0.0), "secrecy": {"gap": -0.011, "gap_ci95": [0.0, 0.0]}})
     exploit = {"ppo_1": {"win_rate": 0.6, "win_ci95": [0.5, 0.7], "eval_config": {"num_players": 4}}}
     path = secrecy_frontier(rows, exploit, tmp_path / "frontier.png")
     assert path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
