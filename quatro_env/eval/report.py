@@ -92,7 +92,7 @@ def _decoder_lines(teams: list[dict[str, Any]]) -> list[str]:
         return []
     lines = [
         "",
-        "Secrecy by the sequence decoders (docs/evaluation.md, \"Secrecy, measured by Eve and Bob\"):",
+        'Secrecy by the sequence decoders (docs/evaluation.md, "Secrecy, measured by Eve and Bob"):',
         "",
         "| slot: policy | Eve time-matched | Bob time-matched | gap [95% CI] | count-matched gap [95% CI] "
         "| clock AUC | fitted / held-out matches |",
