@@ -25,3 +25,16 @@ def test_readme_test_command_is_the_ci_command():
     ci = (README.parent / ".ci" / "run").read_text()
     assert "OMP_NUM_THREADS=1 python -m pytest -q" in README.read_text()
     assert "OMP_NUM_THREADS=1 python -m pytest -q" in ci
+
+
+def test_ci_quiet_install_still_fails_on_a_failed_command():
+    """``.ci/run``'s ``quiet`` filters pip's noise; its ``|| true`` once covered the whole pipeline, so a
+    failed ``pip install`` never stopped CI (an integrations venv then skipped its tests)."""
+    import re
+    import subprocess
+
+    ci = (README.parent / ".ci" / "run").read_text()
+    quiet = re.search(r"^quiet\(\) \{.*\}$", ci, re.M).group(0)
+    script = f"set -euo pipefail\n{quiet}\nquiet true\nquiet echo kept\nquiet false\necho survived\n"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    assert proc.returncode != 0 and proc.stdout == "kept\n", (proc.returncode, proc.stdout)

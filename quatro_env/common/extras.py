@@ -30,6 +30,12 @@ def _installed(module: str) -> bool:
         return False
 
 
+def install_extra(spec: str) -> str:
+    """How to add the extra(s) ``spec`` (``"eval"``, ``"eval,train"``): from the project's clone, as the
+    README installs it, or beside a wheel (the project is not on a package index)."""
+    return f"pip install -e '.[{spec}]' in the project's clone, or pip install '<the wheel file>[{spec}]'"
+
+
 def missing_hint(command: str, modules: Iterable[str]) -> str | None:
     """One line naming the extra(s) to install for the ``modules`` that are missing, or None."""
     lacking = [m for m in dict.fromkeys(modules) if not _installed(m)]
@@ -38,7 +44,7 @@ def missing_hint(command: str, modules: Iterable[str]) -> str | None:
     extras = sorted({PROVIDERS[m][1] for m in lacking})
     names = ", ".join(PROVIDERS[m][0] for m in lacking)
     spec = ",".join(extras)
-    return f"{command}: needs the [{spec}] extra (missing: {names}): pip install -e '.[{spec}]'"
+    return f"{command}: needs the [{spec}] extra (missing: {names}): {install_extra(spec)}"
 
 
 def require(command: str, modules: Iterable[str]) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.common.configs import read_yaml_mapping
+from quatro_env.common.extras import install_extra
 from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.common.strict import as_flag, as_int
 
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import ray
     except ImportError:
-        print("quatro-train-rllib needs the [rllib] extra: pip install -e '.[rllib]'", file=sys.stderr)
+        print(f"quatro-train-rllib needs the [rllib] extra: {install_extra('rllib')}", file=sys.stderr)
         return 2
     run = config["run"]
     iterations = int(run.get("iterations", 1))

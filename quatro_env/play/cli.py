@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
+from quatro_env.common.extras import install_extra
 from quatro_env.common.overrides import scalar
 from quatro_env.quatro.config import QuatroConfig
 
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quatro_env.play.server import allowed_hosts, create_app
         from quatro_env.play.table import LiveTable
     except ImportError as err:
-        print(f"quatro-play needs the play extra: pip install -e '.[play]' ({err})", file=sys.stderr)
+        print(f"quatro-play needs the [play] extra: {install_extra('play')} ({err})", file=sys.stderr)
         return 2
     try:
         config = make_config(args)

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from quatro_env.common.extras import install_extra
+
 _FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/Library/Fonts")
 _EMOJI_FONTS = ("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",)
 RED_SUITS = frozenset("♥♦")
@@ -31,7 +33,7 @@ def require_pillow():
         import PIL.ImageFont
     except ImportError as err:  # pragma: no cover - depends on the install
         raise ImportError(
-            "render_mode='rgb_array' draws with Pillow: pip install -e '.[render]' (or pip install pillow)"
+            f"render_mode='rgb_array' draws with Pillow: {install_extra('render')} (or pip install pillow)"
         ) from err
     return PIL
 

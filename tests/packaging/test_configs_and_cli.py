@@ -166,10 +166,16 @@ def test_a_missing_extra_is_named_in_one_line_before_any_work(monkeypatch, capsy
     err = capsys.readouterr().err.strip()
     assert err.splitlines() == [
         "quatro-eval: needs the [eval,train] extra (missing: scikit-learn, torch): "
-        "pip install -e '.[eval,train]'"
+        "pip install -e '.[eval,train]' in the project's clone, or pip install '<the wheel file>[eval,train]'"
     ]
+    from baselines.cli import convert_main, exploit_main
     from baselines.cli import main as train_main
 
+    # torch is imported only after the check: a core install gets the hint, even for --help
+    for command, main in (("quatro-train", train_main), ("quatro-convert", convert_main)):
+        with pytest.raises(SystemExit):
+            main(["--help"])
+        assert f"{command}: needs the [train] extra (missing: torch)" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        train_main(["--config", "smoke"])
-    assert "quatro-train: needs the [train] extra (missing: torch)" in capsys.readouterr().err
+        exploit_main(["ppo_4p", "--steps", "10"])
+    assert "quatro-exploit: needs the [train] extra (missing: torch)" in capsys.readouterr().err

@@ -18,6 +18,10 @@ def test_first_screen_has_exactly_the_two_commands():
     ]
     assert [len(c) for c in commands] == [1, 1], commands
     setup, tests = commands[0][0], commands[1][0]
-    assert setup.startswith("pip install torch==2.13.0 && pip install -e") and setup.endswith("quatro-demo")
+    # a virtual environment first (PEP 668: Debian's and Ubuntu's system Python refuse pip install), then
+    # torch's pinned wheel before the project (a bare torch would pull a CUDA build)
+    venv = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert setup.startswith(venv + "pip install torch==2.13.0 && pip install -e"), setup
+    assert setup.endswith("quatro-demo")
     assert tests == "OMP_NUM_THREADS=1 python -m pytest -q"
     assert tests in (ROOT / ".ci" / "run").read_text()

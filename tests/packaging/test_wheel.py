@@ -110,6 +110,8 @@ def test_the_core_install_finds_configs_by_name_and_registers_gym(core):
         (["quatro-eval", "honest", "decoy"], "[eval]"),
         (["quatro-train", "--config", "smoke"], "[train]"),
         (["quatro-train-rllib"], "[rllib]"),
+        (["quatro-convert", "--help"], "[train]"),  # its module imports torch: checked before
+        (["quatro-exploit", "--help"], "[train]"),
     ],
 )
 def test_a_command_needing_an_extra_says_which_in_one_line(core, command, extra):
@@ -118,6 +120,7 @@ def test_a_command_needing_an_extra_says_which_in_one_line(core, command, extra)
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and extra in lines[0] and "pip install -e '.[" in lines[0], proc.stderr
+    assert "<the wheel file>[" in lines[0]  # a wheel user has no clone to install from
     assert "Traceback" not in proc.stderr
 
 
