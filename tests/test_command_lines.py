@@ -77,3 +77,26 @@ def test_an_output_that_cannot_be_written_is_named_before_the_work(tmp_path, cap
     assert replay_main([str(replay), "-o", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"quatro-replay: {tmp_path}: Is a directory\n"
     assert blocker.read_text() == "keep me"
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["honest", "counter", "--key-control"], "a control of the decoders: add --decoders"),
+        (["honest", "counter", "decoy", "--cross-play", "--decoders"], "--decoders measures one line-up"),
+        (["honest", "counter", "--batched", "--key-control"], "it cannot take --key-control"),
+    ],
+)
+def test_quatro_eval_refuses_decoder_flags_it_would_ignore(argv, named, capsys, monkeypatch):
+    """``--decoders`` with ``--cross-play`` was silently dropped after the matches; ``--key-control``
+    (Bob without the key) needs the decoders it controls."""
+    from quatro_env.eval import cli as eval_cli
+
+    def never(*args, **kwargs):
+        raise AssertionError("matches were played")
+
+    for name in ("evaluate", "cross_play", "partner_play"):
+        monkeypatch.setattr(eval_cli, name, never)
+    assert eval_main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and named in err, err

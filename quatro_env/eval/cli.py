@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also fit the Eve/Bob sequence decoders on the probe matches (secrecy gap; one line-up only)",
     )
+    p.add_argument(
+        "--key-control",
+        action="store_true",
+        help="with --decoders: also fit Bob without the key (key_gap: what the sign adds beyond the "
+        "partner's hand; one more fit a team)",
+    )
     p.add_argument("--out", type=Path, default=None, help="directory for report.json, report.md and PNGs")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(
@@ -172,6 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     if args.batched:
         return _batched(args, config)
+    if args.key_control and not args.decoders:
+        print("quatro-eval: --key-control is a control of the decoders: add --decoders", file=sys.stderr)
+        return 2
+    if args.decoders and (args.cross_play or args.partners is not None):
+        print("quatro-eval: --decoders measures one line-up, not --cross-play or --partners", file=sys.stderr)
+        return 2
     try:
         if args.cross_play and args.partners is not None:
             print("quatro-eval: --cross-play and --partners are two different tournaments", file=sys.stderr)
@@ -186,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if problem:
                 print(f"quatro-eval: {problem}", file=sys.stderr)
                 return 2
-            report = evaluate(args.policies, decoders=args.decoders, **common)
+            report = evaluate(args.policies, decoders=args.decoders, key_control=args.key_control, **common)
     except ValueError as err:  # a bad policy, parameter or rule: one line, exit 2
         print(f"quatro-eval: {one_line_error(err)}", file=sys.stderr)
         return 2
@@ -212,6 +224,7 @@ def _write(report: dict[str, Any], out: Path | None, plots: bool) -> int:
 _NOT_BATCHED = (
     ("--partners", "partners"),
     ("--decoders", "decoders"),
+    ("--key-control", "key_control"),
     ("--replays", "replays"),
     ("--self-play", "self_play"),
 )

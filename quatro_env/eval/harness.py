@@ -77,12 +77,16 @@ def evaluate(
     progress: bool = True,
     replays: str | Path | None = None,
     decoders: bool = False,
+    key_control: bool = False,
 ) -> dict[str, Any]:
     """Play ``matches`` matches of one line-up: ``policies[k]`` plays one team (``num_players / 2``
     policies; any mix of bot names, checkpoints, callables — see :func:`as_policy`). Seats rotate
     between matches. The first ``probe_matches`` matches feed the secrecy probe, and with
     ``decoders`` also the Eve/Bob decoders (:mod:`quatro_env.eval.secrecy`; 2 to 10 minutes per
-    team on 200 matches on one core: each decoder is chosen by cross-validation among 4 views)."""
+    team on 200 matches on one core: each decoder is chosen by cross-validation among 4 views);
+    ``key_control`` also fits Bob without the key (``secrecy.measure``)."""
+    if key_control and not decoders:
+        raise ValueError("key_control: a control of the decoders, it needs decoders=True")
     cfg = make_config(config)
     specs = [as_policy(p) for p in policies]
     t0 = time.perf_counter()
@@ -103,7 +107,7 @@ def evaluate(
     for k, team in enumerate(lineup["teams"]):
         team["secrecy"] = secrecy(*probe_rows(records, k), seed=seed)
         if decoders:
-            team["secrecy"] = with_decoders(team["secrecy"], records, k, cfg.num_players, seed)
+            team["secrecy"] = with_decoders(team["secrecy"], records, k, cfg.num_players, seed, key_control)
     return {
         "schema": SCHEMA,
         "kind": "evaluate",

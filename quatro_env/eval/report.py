@@ -86,28 +86,33 @@ def _team_row(t: dict[str, Any], first: str) -> str:
 
 
 def _decoder_lines(teams: list[dict[str, Any]]) -> list[str]:
-    """The Eve/Bob decoders' headline per team (``--decoders``), or nothing when they were not fitted."""
+    """The Eve/Bob decoders' headline per team (``--decoders``; with ``--key-control`` the key's own
+    gaps too), or nothing when they were not fitted."""
     measured = [(k, t, t.get("secrecy") or {}) for k, t in enumerate(teams)]
     if not any("eve_tm_auc" in sec for _, _, sec in measured):
         return []
+    key = any("key_gap" in sec for _, _, sec in measured)
+    columns = ["Eve time-matched", "Bob time-matched", "gap [95% CI]", "count-matched gap [95% CI]"]
+    columns += ["key gap [95% CI]", "key count-matched gap [95% CI]"] if key else []
+    columns += ["clock AUC", "fitted / held-out matches"]
     lines = [
         "",
         'Secrecy by the sequence decoders (docs/evaluation.md, "Secrecy, measured by Eve and Bob"):',
         "",
-        "| slot: policy | Eve time-matched | Bob time-matched | gap [95% CI] | count-matched gap [95% CI] "
-        "| clock AUC | fitted / held-out matches |",
-        "|---|---|---|---|---|---|---|",
+        "| slot: policy | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
     ]
     for k, t, sec in measured:
         if sec.get("eve_tm_auc") is None:
-            lines.append(f"| {k}: {t['policy']} | — | — | — | — | — | {sec.get('matches', '—')} matches |")
-            continue
-        lines.append(
-            f"| {k}: {t['policy']} | {_ci(sec['eve_tm_auc'], sec['eve_tm_ci95'])} "
-            f"| {_ci(sec['bob_tm_auc'], sec['bob_tm_ci95'])} | {_gap(sec['gap'], sec['gap_ci95'])} "
-            f"| {_gap(sec['cm_gap'], sec['cm_gap_ci95'])} | {_f(sec['clock_auc'])} "
-            f"| {sec['train_matches']} / {sec['test_matches']} |"
-        )
+            cells = ["—"] * (len(columns) - 1) + [f"{sec.get('matches', '—')} matches"]
+        else:
+            cells = [_ci(sec["eve_tm_auc"], sec["eve_tm_ci95"]), _ci(sec["bob_tm_auc"], sec["bob_tm_ci95"])]
+            cells += [_gap(sec["gap"], sec["gap_ci95"]), _gap(sec["cm_gap"], sec["cm_gap_ci95"])]
+            if key:
+                cells += [_gap(sec["key_gap"], sec["key_gap_ci95"])]
+                cells += [_gap(sec["key_cm_gap"], sec["key_cm_gap_ci95"])]
+            cells += [_f(sec["clock_auc"]), f"{sec['train_matches']} / {sec['test_matches']}"]
+        lines.append(f"| {k}: {t['policy']} | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -185,6 +185,26 @@ def without(data: DecoderData, groups: Sequence[str], num_players: int) -> Decod
     )
 
 
+def without_key(data: DecoderData) -> DecoderData:
+    """``data`` with the key taken out of Bob's extra: the partner's sign field and the keyed features
+    zeroed, the partner's hand and the rest of its private block kept. Bob fitted on it is the partner
+    without the key, so Bob minus him is what the key adds (the hand rules values out for a card
+    counter that Eve's count cannot: an audit's partner-aware counter read ``cover`` at 0.80 where
+    Eve's count-matched pairs leave 0.50)."""
+    from quatro_env.quatro.encoding import make_blocks
+
+    private = make_blocks(data.num_players)[0]
+    keep = np.ones(private.size, np.uint8)
+    at, size = private.offset("sign"), dict(private.fields)["sign"]
+    keep[at : at + size] = 0
+    return DecoderData(
+        data.eve,
+        [x * keep for x in data.extra],
+        *(data.y, data.tick, data.sign, data.match, [np.zeros_like(k) for k in data.keyed]),
+        *(data.ledger, data.counted),
+    )
+
+
 # ------------------------------------------------------------------------------ the model
 def _torch():
     import torch
@@ -474,6 +494,7 @@ def measure(
     fit: FitConfig | None = None,
     bootstrap: int = BOOTSTRAP,
     readers_from: DecoderData | None = None,
+    key_control: bool = False,
 ) -> dict[str, Any]:
     """Fit Eve and Bob on the training matches of ``data`` and score them on the held-out ones.
 
@@ -496,7 +517,12 @@ def measure(
     ``readers_from``: the same sequences with every input (default ``data``), read for the fixed readers
     and the count strata. An ablation passes its full data there: with the exchanges zeroed in ``data``,
     the card counts would read 0 everywhere and the count-matched pairs would silently become
-    time-matched ones."""
+    time-matched ones.
+
+    ``key_control``: also fit Bob's chosen view and epochs once more without the key
+    (:func:`without_key`) and report ``nokey_tm_auc``, ``nokey_cm_auc`` and the key's own gaps,
+    ``key_gap`` and ``key_cm_gap`` (Bob minus him, paired intervals): ``gap`` counts the partner's
+    hand as well as the key. One more fit."""
     from sklearn.metrics import roc_auc_score
 
     readers = data if readers_from is None else readers_from
@@ -601,7 +627,25 @@ def measure(
     bob_cm, bob_cm_b = _auc_and_draws(y_test, bob, by_count, w)
     holding = np.concatenate(y_all).astype(bool)
     shown = np.concatenate(data.sign).astype(bool)
-    return {
+    control = {}
+    if key_control:  # the same view and epochs as Bob's, the key zeroed
+        blind = eve
+        if bob_view != EVES_DECODER:
+            seen = in_view(without_key(data), bob_view.removesuffix(" + partner"))
+            seqs = [seen.bob(k) for k in range(len(y_all))]
+            model = fit_decoder(seqs, y_all, train, seed, fit, epochs["bob"], strata=fit_strata)
+            blind = predict(model, seqs, y_all, test)
+        nokey_tm, nokey_b = _auc_and_draws(y_test, blind, strata, w)
+        nokey_cm, nokey_cm_b = _auc_and_draws(y_test, blind, by_count, w)
+        control = {
+            "nokey_tm_auc": _r(nokey_tm),
+            "key_gap": _r(bob_tm - nokey_tm),
+            "key_gap_ci95": percentile_ci95(bob_b - nokey_b),
+            "nokey_cm_auc": _r(nokey_cm),
+            "key_cm_gap": _r(bob_cm - nokey_cm),
+            "key_cm_gap_ci95": percentile_ci95(bob_cm_b - nokey_cm_b),
+        }
+    return control | {
         "eve_tm_auc": _r(eve_tm),
         "bob_tm_auc": _r(bob_tm),
         "gap": _r(bob_tm - eve_tm),
@@ -638,7 +682,12 @@ def measure(
 
 
 def with_decoders(
-    probes: dict[str, Any], records: Sequence[dict[str, Any]], slot: int, num_players: int, seed: int
+    probes: dict[str, Any],
+    records: Sequence[dict[str, Any]],
+    slot: int,
+    num_players: int,
+    seed: int,
+    key_control: bool = False,
 ) -> dict[str, Any]:
     """A team's ``secrecy`` block with the decoders' numbers added (:func:`measure`). ``rows``,
     ``sign_coverage`` and ``positive_rate`` then count member-ticks, the decoders' rows; the linear
@@ -648,5 +697,5 @@ def with_decoders(
     out["probe_rows"] = out.pop("rows", None)
     out["probe_sign_coverage"] = out.pop("sign_coverage", None)
     out["probe_positive_rate"] = out.pop("positive_rate", None)
-    out.update(measure(decoder_data(records, slot, num_players), seed=seed))
+    out.update(measure(decoder_data(records, slot, num_players), seed=seed, key_control=key_control))
     return out

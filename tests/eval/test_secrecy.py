@@ -302,6 +302,36 @@ def _honest_vs_counter(matches: int):
     return S.decoder_data([runner.play(m, 0, record_views=True) for m in range(matches)], 0, 4)
 
 
+def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign():
+    """The key control (``measure(key_control=True)``): Bob's inputs with the partner's sign field
+    and the keyed features zeroed, every other column as it was, so Bob minus him is the key's share
+    of the gap (``gap`` counts the partner's hand too)."""
+    from quatro_env.quatro.encoding import make_blocks
+
+    data = _honest_vs_counter(6)
+    blind = S.without_key(data)
+    private = make_blocks(4)[0]
+    sign = np.zeros(private.size, bool)
+    sign[private.offset("sign") : private.offset("sign") + dict(private.fields)["sign"]] = True
+    full = np.concatenate(data.extra)
+    assert full[:, sign].any() and full[:, ~sign].any()  # the honest team's sign and hands are there
+    assert not np.concatenate(blind.extra)[:, sign].any() and not np.concatenate(blind.keyed).any()
+    assert np.array_equal(np.concatenate(blind.extra)[:, ~sign], full[:, ~sign])
+    assert all(np.array_equal(a, b) for a, b in zip(blind.eve_input(0), data.eve_input(0), strict=True))
+    data = _honest_vs_counter(24)
+    fixed = S.FitConfig(max_epochs=3, select_folds=0, views=("all",))  # Bob is a decoder of his own
+    out = S.measure(data, seed=0, fit=fixed, bootstrap=50)
+    both = S.measure(data, seed=0, fit=fixed, bootstrap=50, key_control=True)
+    assert {k: v for k, v in both.items() if k in out} == out  # Eve and Bob unchanged by the control
+    assert both["bob_view"] == "all + partner" and both["nokey_tm_auc"] != both["bob_tm_auc"]
+    assert both["key_gap"] == pytest.approx(both["bob_tm_auc"] - both["nokey_tm_auc"], abs=2e-4)
+    assert both["key_cm_gap"] == pytest.approx(both["bob_cm_auc"] - both["nokey_cm_auc"], abs=2e-4)
+    assert both["key_gap_ci95"][0] <= both["key_gap_ci95"][1]
+    chosen = S.measure(data, seed=0, fit=S.FitConfig(max_epochs=3), bootstrap=50, key_control=True)
+    assert chosen["bob_view"] == S.EVES_DECODER  # Bob chose Eve's decoder: so is he without the key
+    assert chosen["nokey_tm_auc"] == chosen["eve_tm_auc"] and chosen["key_gap_ci95"] == [0.0, 0.0]
+
+
 def test_the_choice_of_view_and_epochs_never_sees_the_held_out_matches():
     """Eve's and Bob's views and epochs are chosen on training matches only: inverting every label of
     the held-out matches changes their scores, never the choice; and Bob's choice reads at least what
@@ -355,7 +385,17 @@ def test_quatro_eval_decoders_fill_the_secrecy_block(tmp_path):
     from quatro_env.eval.cli import main
 
     rc = main(
-        ["shout", "counter", "--matches", "10", "--decoders", "--no-progress", "--workers", "1"]
+        [
+            "shout",
+            "counter",
+            "--matches",
+            "10",
+            "--decoders",
+            "--key-control",
+            "--no-progress",
+            "--workers",
+            "1",
+        ]
         + ["--round-seconds", "30", "--points-to-win", "2", "--out", str(tmp_path), "--no-plots"]
     )
     assert rc == 0
@@ -368,6 +408,8 @@ def test_quatro_eval_decoders_fill_the_secrecy_block(tmp_path):
     # report.md gives the decoders' figures too (it showed the linear probes only)
     table = (tmp_path / "report.md").read_text().split("Secrecy by the sequence decoders")[1]
     assert f"| 0: shout | {sec['eve_tm_auc']:.2f} [" in table and "| 7 / 3 |" in table
+    assert {"nokey_tm_auc", "key_gap", "key_gap_ci95", "key_cm_gap"} <= set(sec)  # --key-control
+    assert "| key gap [95% CI] |" in table
 
 
 @pytest.mark.slow
