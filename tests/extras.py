@@ -6,6 +6,9 @@ instead, for a developer who chose a smaller install). The browser is a system p
 ``chromium``), not a pip one: without it the browser tests skip, naming the install command, on a
 developer's machine, and FAIL where a browser is required: under CI (``CI`` set, as ``.ci/run``
 runs) or with ``QUATRO_REQUIRE_BROWSER=1``. ``.ci/run`` installs chromium, so CI always runs them.
+The integration tests need the ``integrations`` extra, which the core suite's venv lacks: they skip
+there, and FAIL where ``QUATRO_REQUIRE_INTEGRATIONS=1``, which ``.ci/run``'s integrations venv sets
+(a broken import of RLlib or TorchRL was a skip, and CI stayed green).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pytest
 
 SKIP_SWITCH = "QUATRO_SKIP_MISSING_EXTRAS"
 REQUIRE_BROWSER = "QUATRO_REQUIRE_BROWSER"
+REQUIRE_INTEGRATIONS = "QUATRO_REQUIRE_INTEGRATIONS"
 
 
 def _missing(what: str, fix: str) -> None:
@@ -45,3 +49,14 @@ def need_chromium() -> str:
         pytest.fail(f"{message} (a browser is required here: CI or {REQUIRE_BROWSER}=1)", pytrace=False)
     pytest.skip(f"{message}; set {REQUIRE_BROWSER}=1 to make this a failure")
     return ""
+
+
+def integration_module(name: str):
+    """Import ``name`` (a package of the ``integrations`` extra): skip without it, or fail where
+    ``QUATRO_REQUIRE_INTEGRATIONS=1`` (CI's integrations venv, where every one must import)."""
+    if os.environ.get(REQUIRE_INTEGRATIONS) != "1":
+        return pytest.importorskip(name)
+    try:
+        return importlib.import_module(name)
+    except ImportError as err:
+        pytest.fail(f"{name} does not import ({err}) where {REQUIRE_INTEGRATIONS}=1", pytrace=False)

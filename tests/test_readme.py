@@ -38,3 +38,22 @@ def test_ci_quiet_install_still_fails_on_a_failed_command():
     script = f"set -euo pipefail\n{quiet}\nquiet true\nquiet echo kept\nquiet false\necho survived\n"
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
     assert proc.returncode != 0 and proc.stdout == "kept\n", (proc.returncode, proc.stdout)
+
+
+def test_ci_requires_every_integration_in_its_integrations_venv():
+    """Outside that venv the integration tests skip; there a failed import must fail (tests/extras.py)."""
+    ci = (README.parent / ".ci" / "run").read_text()
+    assert "QUATRO_REQUIRE_INTEGRATIONS=1 python -m pytest -q -p no:cacheprovider tests/integrations" in ci
+
+
+def test_a_missing_integration_skips_or_fails_as_the_switch_says(monkeypatch):
+    import pytest
+
+    from tests.extras import REQUIRE_INTEGRATIONS, integration_module
+
+    monkeypatch.delenv(REQUIRE_INTEGRATIONS, raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        integration_module("no_such_integration_package")
+    monkeypatch.setenv(REQUIRE_INTEGRATIONS, "1")
+    with pytest.raises(pytest.fail.Exception, match="does not import"):
+        integration_module("no_such_integration_package")

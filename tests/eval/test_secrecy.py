@@ -302,7 +302,7 @@ def _honest_vs_counter(matches: int):
     return S.decoder_data([runner.play(m, 0, record_views=True) for m in range(matches)], 0, 4)
 
 
-def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign():
+def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(monkeypatch):
     """The key control (``measure(key_control=True)``): Bob's inputs with the partner's sign field
     and the keyed features zeroed, every other column as it was, so Bob minus him is the key's share
     of the gap (``gap`` counts the partner's hand too)."""
@@ -327,8 +327,14 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign():
     assert both["key_gap"] == pytest.approx(both["bob_tm_auc"] - both["nokey_tm_auc"], abs=2e-4)
     assert both["key_cm_gap"] == pytest.approx(both["bob_cm_auc"] - both["nokey_cm_auc"], abs=2e-4)
     assert both["key_gap_ci95"][0] <= both["key_gap_ci95"][1]
+    # Bob's choice made Eve's decoder (forced: which view wins depends on the fit): he is Eve without
+    # the key too, and the key adds exactly nothing
+    choose = S._choose
+    monkeypatch.setattr(
+        S, "_choose", lambda scores: S.EVES_DECODER if S.EVES_DECODER in scores else choose(scores)
+    )
     chosen = S.measure(data, seed=0, fit=S.FitConfig(max_epochs=3), bootstrap=50, key_control=True)
-    assert chosen["bob_view"] == S.EVES_DECODER  # Bob chose Eve's decoder: so is he without the key
+    assert chosen["bob_view"] == S.EVES_DECODER
     assert chosen["nokey_tm_auc"] == chosen["eve_tm_auc"] and chosen["key_gap_ci95"] == [0.0, 0.0]
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-import pytest
 from gymnasium.vector import AutoresetMode
 
-pytest.importorskip("torch")
+from tests.extras import integration_module
+
+integration_module("torch")
 
 from gymnasium.wrappers.vector import RecordEpisodeStatistics  # noqa: E402
 

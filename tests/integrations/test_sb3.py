@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-pytest.importorskip("sb3_contrib")
+from tests.extras import integration_module
+
+integration_module("sb3_contrib")
 
 import gymnasium as gym  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402

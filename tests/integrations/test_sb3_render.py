@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-pytest.importorskip("stable_baselines3")  # the integrations venv; the core suite runs without SB3
+from tests.extras import integration_module
+
+integration_module("stable_baselines3")  # the integrations venv; the core suite runs without SB3
 
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-ss = pytest.importorskip("supersuit")
-pytest.importorskip("torch")
+from tests.extras import integration_module
+
+ss = integration_module("supersuit")
+integration_module("torch")
 
 import quatro_env  # noqa: E402
 from quatro_env.integrations.supersuit_vec import make_vec_env, sample_masked  # noqa: E402

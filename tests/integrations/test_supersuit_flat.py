@@ -11,7 +11,9 @@ import types
 import numpy as np
 import pytest
 
-ss = pytest.importorskip("supersuit")
+from tests.extras import integration_module
+
+ss = integration_module("supersuit")
 
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test  # noqa: E402
 

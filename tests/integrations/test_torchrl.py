@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("torchrl")
-torch = pytest.importorskip("torch")
+from tests.extras import integration_module
+
+integration_module("torchrl")
+torch = integration_module("torch")
 
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper  # noqa: E402
 from torchrl.envs.utils import MarlGroupMapType, check_env_specs  # noqa: E402

@@ -196,6 +196,11 @@ def test_q10_blank_round_after_180_seconds_scores_nothing_and_is_revealed():
     assert reveal.data["quartets"] == (2,)
     assert env.engine.phase == Phase.PAUSE
     assert field(env, obs["player_0"], "table.last_call").tolist() == [0, 0, 1]
+    for a in env.agents:  # the observation shows the hands too, not only the event (a mutation that
+        me = env.agent_seat[a]  # revealed only called rounds passed the event checks above)
+        for seat in range(4):
+            shown = field(env, obs[a], f"seat[{(seat - me) % 4}].revealed_hand").reshape(4, 5)
+            assert shown.argmax(axis=1).tolist() == hands[seat] and shown.sum() == 4
 
 
 def test_q10_a_call_ends_the_clock_pulses_vote_and_floors_at_once():

@@ -123,6 +123,27 @@ def test_q20_a_no_ends_the_vote_at_once():
     assert field(env, obs["player_2"], "table.vote_failed")[0] == 1
     assert field(env, obs["player_2"], "table.vote_open")[0] == 0
     assert not obs["player_2"]["action_mask"][yes(env)]
+    for observer in range(4):  # Q20/Q27: the «no» is public, as the «yes» is (each seat's own view)
+        view = obs[f"player_{observer}"]
+        seats = [f"seat[{(s - observer) % 4}]" for s in range(4)]
+        assert [field(env, view, f"{seat}.voted_no")[0] for seat in seats] == [0, 0, 0, 1]
+        assert [field(env, view, f"{seat}.voted_yes")[0] for seat in seats] == [0, 1, 0, 0]
+        assert field(env, view, "table.vote_failed")[0] == 1
+
+
+def test_q20_a_reshuffle_is_public_to_every_seat():
+    """Q20/Q27: the re-deal is public: every observer sees ``reshuffled`` on its tick and ``reshuffle_used``
+    for the rest of the round (Q21); the tick after, ``reshuffled`` is off again."""
+    env = make_env(4)
+    play(env)
+    step(env, {0: propose(env)})
+    obs, *_ = step(env, {1: yes(env), 2: yes(env), 3: yes(env)})
+    assert vote_kinds(env)[-1] == ("reshuffle", None)
+    later, *_ = step(env)
+    for observer in range(4):
+        now, after = obs[f"player_{observer}"], later[f"player_{observer}"]
+        assert [field(env, now, f"table.{name}")[0] for name in ("reshuffled", "reshuffle_used")] == [1, 1]
+        assert [field(env, after, f"table.{name}")[0] for name in ("reshuffled", "reshuffle_used")] == [0, 1]
 
 
 def test_q20_silence_fails_at_the_deadline():
