@@ -186,11 +186,9 @@ def without(data: DecoderData, groups: Sequence[str], num_players: int) -> Decod
 
 
 def without_key(data: DecoderData) -> DecoderData:
-    """``data`` with the key taken out of Bob's extra: the partner's sign field and the keyed features
-    zeroed, the partner's hand and the rest of its private block kept. Bob fitted on it is the partner
-    without the key, so Bob minus him is what the key adds (the hand rules values out for a card
-    counter that Eve's count cannot: an audit's partner-aware counter read ``cover`` at 0.80 where
-    Eve's count-matched pairs leave 0.50)."""
+    """``data`` with the key taken out of Bob's extra (the partner's sign field and the keyed features
+    zeroed; its hand kept): Bob fitted on it is the partner without the key, and Bob minus him what the
+    key adds (the hand alone rules out values Eve's card count cannot)."""
     from quatro_env.quatro.encoding import make_blocks
 
     private = make_blocks(data.num_players)[0]
@@ -566,6 +564,9 @@ def measure(
         "eve_card_count": True,
         "fit_task": fit.task,
     }  # the same keys as a measured block, so that a report reads alike for a team with nothing to decode
+    if key_control:
+        empty |= dict.fromkeys(("nokey_tm_auc", "key_gap", "nokey_cm_auc", "key_cm_gap"))
+        empty |= {"key_gap_ci95": [None, None], "key_cm_gap_ci95": [None, None]}
     if groups.size < 4:
         return empty
     test_groups = held_out_matches(groups, seed, test_fraction)
@@ -637,14 +638,10 @@ def measure(
             blind = predict(model, seqs, y_all, test)
         nokey_tm, nokey_b = _auc_and_draws(y_test, blind, strata, w)
         nokey_cm, nokey_cm_b = _auc_and_draws(y_test, blind, by_count, w)
-        control = {
-            "nokey_tm_auc": _r(nokey_tm),
-            "key_gap": _r(bob_tm - nokey_tm),
-            "key_gap_ci95": percentile_ci95(bob_b - nokey_b),
-            "nokey_cm_auc": _r(nokey_cm),
-            "key_cm_gap": _r(bob_cm - nokey_cm),
-            "key_cm_gap_ci95": percentile_ci95(bob_cm_b - nokey_cm_b),
-        }
+        control = {"nokey_tm_auc": _r(nokey_tm), "key_gap": _r(bob_tm - nokey_tm)}
+        control |= {"key_gap_ci95": percentile_ci95(bob_b - nokey_b), "nokey_cm_auc": _r(nokey_cm)}
+        control |= {"key_cm_gap": _r(bob_cm - nokey_cm)}
+        control["key_cm_gap_ci95"] = percentile_ci95(bob_cm_b - nokey_cm_b)
     return control | {
         "eve_tm_auc": _r(eve_tm),
         "bob_tm_auc": _r(bob_tm),

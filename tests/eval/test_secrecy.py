@@ -336,6 +336,9 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
     chosen = S.measure(data, seed=0, fit=S.FitConfig(max_epochs=3), bootstrap=50, key_control=True)
     assert chosen["bob_view"] == S.EVES_DECODER
     assert chosen["nokey_tm_auc"] == chosen["eve_tm_auc"] and chosen["key_gap_ci95"] == [0.0, 0.0]
+    # too few matches to measure: the same keys, all empty (a report reads alike)
+    small = S.measure(_honest_vs_counter(3), seed=0, key_control=True)
+    assert set(small) == set(both) and small["key_gap"] is None and small["key_gap_ci95"] == [None, None]
 
 
 def test_the_choice_of_view_and_epochs_never_sees_the_held_out_matches():
