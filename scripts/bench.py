@@ -23,6 +23,9 @@ import json
 import os
 import platform
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 if os.environ["OMP_NUM_THREADS"] == "1":  # JAX peers on one thread too, like torch
@@ -32,6 +35,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from quatro_env.batched import BatchedQuatroEngine  # noqa: E402
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem, positive_float  # noqa: E402
 from quatro_env.quatro.env import QuatroParallelEnv  # noqa: E402
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
@@ -246,16 +250,55 @@ def bench_peers(seconds: float, batches: list[int] | None = None) -> list[dict]:
     return rows
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--players", default="4,6,8")
-    p.add_argument("--batches", default="1,64,1024,4096,16384")
-    p.add_argument("--devices", default="auto", help="comma list (cpu,cuda); auto = cpu + cuda if present")
-    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: OMP_NUM_THREADS)")
+def comma_list(item: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """An argparse type: comma-separated items, each checked by the argparse type ``item``."""
+
+    def parse(text: str) -> list[Any]:
+        return [item(part.strip()) for part in text.split(",")]
+
+    parse.__name__ = "list"
+    return parse
+
+
+def one_of(*allowed: str) -> Callable[[str], str]:
+    """An argparse type: one of ``allowed`` (for an item of a comma-separated list)."""
+
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise argparse.ArgumentTypeError(f"expected items from {', '.join(allowed)}, got {text!r}")
+        return text
+
+    parse.__name__ = "choice"
+    return parse
+
+
+def device_name(text: str) -> str:
+    """An argparse type: ``cpu``, ``cuda`` or ``cuda:N``."""
+    if text not in ("cpu", "cuda") and not (text.startswith("cuda:") and text[5:].isdigit()):
+        raise argparse.ArgumentTypeError(f"expected items from cpu, cuda, cuda:N, got {text!r}")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: bad input is one line naming the argument, exit code 2, before any measurement."""
+    p = OneLineParser(
+        prog="bench.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--players", type=comma_list(one_of("4", "6", "8")), default="4,6,8", help="comma list of 4, 6, 8"
+    )
+    p.add_argument("--batches", type=comma_list(int_in(1)), default="1,64,1024,4096,16384")
+    p.add_argument(
+        "--devices", default="auto", help="comma list (cpu,cuda,cuda:N); auto = cpu + cuda if present"
+    )
+    p.add_argument("--seconds", type=positive_float, default=2.0, help="time per measurement")
+    p.add_argument(
+        "--threads", type=int_in(1), default=None, help="torch CPU threads (default: OMP_NUM_THREADS)"
+    )
     p.add_argument("--quick", action="store_true", help="batches 1,64,1024 and 0.5 s each")
     p.add_argument(
         "--backends",
+        type=comma_list(one_of("auto", "numba", "cuda")),
         default="auto",
         help="batched engine code paths: auto, numba (CPU loops), cuda (GPU kernels); on a GPU device "
         "numba and auto mean cuda",
@@ -263,26 +306,37 @@ def main() -> None:
     p.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="cpu: process CPU time")
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--only-peers", action="store_true", help="measure the peers only")
-    p.add_argument("--json", default=None, help="write the figures to this file")
-    args = p.parse_args()
+    p.add_argument("--json", type=Path, default=None, help="write the figures to this file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = build_parser()
+    args = p.parse_args(argv)
     global clock
     clock = CLOCKS[args.clock]
     if args.threads:
         torch.set_num_threads(args.threads)
-    players = [int(x) for x in args.players.split(",")]
-    batches = [int(x) for x in args.batches.split(",")]
+    players = [int(x) for x in args.players]
+    batches = args.batches
     seconds = args.seconds
     if args.quick:
         batches, seconds = [b for b in batches if b <= 1024], 0.5
-    devices = (
-        ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-        if args.devices == "auto"
-        else args.devices.split(",")
-    )
+    if args.devices == "auto":
+        devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    else:
+        try:
+            devices = comma_list(device_name)(args.devices)
+        except argparse.ArgumentTypeError as exc:
+            p.error(f"argument --devices: {exc}")
     if any(d.startswith("cuda") for d in devices) and not torch.cuda.is_available():
         p.error(f"--devices {args.devices}: no CUDA device here (torch {torch.__version__})")
+    if args.json is not None:
+        problem = output_dir_problem(args.json.parent, (args.json.name,))
+        if problem:
+            p.error(f"--json: {problem}")
 
-    backends = args.backends.split(",")
+    backends = args.backends
     rows = []
     for n in [] if args.only_peers else players:
         rows.append(bench_parallel_env(n, seconds))

@@ -10,7 +10,6 @@ in the same process, one after another, when the ``[bench]`` extra is installed.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -19,8 +18,11 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem, positive_float
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 RNG = np.random.default_rng(0)
@@ -124,17 +126,23 @@ def machine() -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="duration of one measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="measurements per environment (median kept)")
+    parser = OneLineParser(prog="bench_env.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="duration of one measurement")
+    parser.add_argument(
+        "--repeats", type=int_in(1), default=3, help="measurements per environment (median kept)"
+    )
     parser.add_argument(
         "--only",
         choices=["quatro", "companions", "peer"],
         action="append",
         help="restrict to these groups (repeatable)",
     )
-    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
+    if args.json is not None:
+        problem = output_dir_problem(args.json.parent, (args.json.name,))
+        if problem:
+            parser.error(f"--json: {problem}")
 
     rows = []
     for name, group, runner, factory in targets():

@@ -26,7 +26,6 @@ The phases are timed by wrapping the trainer's own methods (``model.act``, ``_bo
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -47,6 +46,14 @@ from baselines.config import TrainConfig, load_config  # noqa: E402
 from baselines.ppo import PPOTrainer  # noqa: E402
 from baselines.replicas import Replicas, launch  # noqa: E402
 from quatro_env.batched import BatchedQuatroEngine  # noqa: E402
+from quatro_env.common.cli import (  # noqa: E402
+    OneLineParser,
+    int_in,
+    one_line_error,
+    output_dir_problem,
+    positive_float,
+)
+from quatro_env.common.configs import read_yaml_mapping  # noqa: E402
 
 PHASES = (
     "rollout.policy",
@@ -206,19 +213,35 @@ def bench(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/ppo_4p.yaml")
-    parser.add_argument("--updates", type=int, default=3, help="timed PPO updates")
-    parser.add_argument("--warmup", type=int, default=1, help="untimed updates first (numba compiles)")
+    parser = OneLineParser(prog="bench_train.py", description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--at-agent-steps", type=int, default=0, help="start the run's clock here (curriculum stage)"
+        "--config",
+        default="configs/ppo_4p.yaml",
+        help="a shipped config's name (ppo_4p, smoke) or a YAML path",
     )
-    parser.add_argument("--engine-seconds", type=float, default=3.0, help="CPU seconds for the engine alone")
+    parser.add_argument("--updates", type=int_in(1), default=3, help="timed PPO updates")
+    parser.add_argument("--warmup", type=int_in(0), default=1, help="untimed updates first (numba compiles)")
+    parser.add_argument(
+        "--at-agent-steps", type=int_in(0), default=0, help="start the run's clock here (curriculum stage)"
+    )
+    parser.add_argument(
+        "--engine-seconds", type=positive_float, default=3.0, help="CPU seconds for the engine alone"
+    )
     parser.add_argument("--json", type=Path, help="also write the report here")
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
     args = parser.parse_args(argv)
-    if args.updates < 1 or args.warmup < 0:
-        parser.error("--updates must be >= 1 and --warmup >= 0")
+    try:  # the config (a path or a shipped config's name), checked before any update
+        read_yaml_mapping(args.config)
+    except ValueError as exc:
+        parser.error(f"argument --config: {one_line_error(exc)}")
+    try:
+        load_config(args.config, args.overrides)
+    except ValueError as exc:
+        parser.error(f"argument overrides: {one_line_error(exc)}")
+    if args.json is not None:
+        problem = output_dir_problem(args.json.parent, (args.json.name,))
+        if problem:
+            parser.error(f"--json: {problem}")
     report = bench(
         args.config, args.overrides, args.updates, args.warmup, args.at_agent_steps, args.engine_seconds
     )

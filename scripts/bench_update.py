@@ -18,7 +18,6 @@ update (compilation included) is reported apart.
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
@@ -31,6 +30,7 @@ from baselines import networks, ppo_update  # noqa: E402
 from baselines.config import load_config  # noqa: E402
 from baselines.packing import learner_segments  # noqa: E402
 from baselines.ppo import PPOTrainer  # noqa: E402
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error  # noqa: E402
 
 VARIANTS = ("eager", "recur", "loss", "all_pairs")
 
@@ -87,14 +87,20 @@ def time_variant(config: str, variant: str, updates: int, at_agent_steps: int) -
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/ppo_4p.yaml")
+    parser = OneLineParser(prog="bench_update.py", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--config",
+        default="configs/ppo_4p.yaml",
+        help="a shipped config's name (ppo_4p, smoke) or a YAML path",
+    )
     parser.add_argument("--compile", nargs="+", choices=VARIANTS, default=list(VARIANTS))
-    parser.add_argument("--updates", type=int, default=4, help="timed updates after the first")
-    parser.add_argument("--at-agent-steps", type=int, default=0, help="the curriculum stage to time")
+    parser.add_argument("--updates", type=int_in(1), default=4, help="timed updates after the first")
+    parser.add_argument("--at-agent-steps", type=int_in(0), default=0, help="the curriculum stage to time")
     args = parser.parse_args(argv)
-    if args.updates < 1:
-        parser.error("--updates must be >= 1")
+    try:  # a path or a shipped config's name, checked before the first rollout
+        load_config(args.config)
+    except ValueError as exc:
+        parser.error(f"argument --config: {one_line_error(exc)}")
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, config {args.config}")
     for variant in args.compile:
         r = time_variant(args.config, variant, args.updates, args.at_agent_steps)

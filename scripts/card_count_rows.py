@@ -11,11 +11,11 @@ stands against the card counter").
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
+from secrecy_frontier import policy_arg  # scripts/ is on the path when this file runs as a script
 
 from baselines.exploit import EVAL_CONFIG, EVAL_MAX_ROUNDS
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.eval import readers as R
 from quatro_env.eval import secrecy as S
 from quatro_env.eval.policies import as_policy
@@ -23,12 +23,12 @@ from quatro_env.eval.runner import MatchRunner
 from quatro_env.quatro import QuatroConfig
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("policy")
-    p.add_argument("--matches", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="card_count_rows.py", description=__doc__.splitlines()[0])
+    p.add_argument("policy", type=policy_arg(4), help="a policy of a 4-player table")
+    p.add_argument("--matches", type=int_in(1), default=30)
+    p.add_argument("--seed", type=int_in(0), default=0)
+    args = p.parse_args(argv)
     n = 4
     lineup = [as_policy(args.policy), as_policy("counter")]
     runner = MatchRunner(QuatroConfig(num_players=n, **EVAL_CONFIG), lineup, max_rounds=EVAL_MAX_ROUNDS)

@@ -19,13 +19,13 @@ the true label "holds a quartet". Prints one JSON object per policy (and writes 
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
-from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+from secrecy_frontier import match_runner, policy_arg  # scripts/ is on the path when run as a script
 
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 from quatro_env.quatro.cards import NUM_EMOJIS
 from quatro_env.quatro.encoding import ObservationEncoder
 
@@ -89,14 +89,18 @@ def behaviour(policy: str, opponent: str, matches: int, seed: int) -> dict:
     }
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("policies", nargs="+")
-    p.add_argument("--opponent", default="counter")
-    p.add_argument("--matches", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="code_behaviour.py", description=__doc__.splitlines()[0])
+    p.add_argument("policies", nargs="+", type=policy_arg(4), help="policies of a 4-player table")
+    p.add_argument("--opponent", type=policy_arg(4), default="counter")
+    p.add_argument("--matches", type=int_in(1), default=200)
+    p.add_argument("--seed", type=int_in(0), default=0)
     p.add_argument("--json", type=Path, default=None)
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    if args.json is not None:
+        problem = output_dir_problem(args.json.parent, (args.json.name,))
+        if problem:
+            p.error(f"--json: {problem}")
     rows = []
     for policy in args.policies:
         rows.append(behaviour(policy, args.opponent, args.matches, args.seed))

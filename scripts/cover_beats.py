@@ -11,12 +11,12 @@ the swaps that were refused (Q14: the partner or an opponent, earlier in the tic
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 
-from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+from secrecy_frontier import match_runner, policy_arg  # scripts/ is on the path when run as a script
 
+from quatro_env.common.cli import OneLineParser, int_in
 from quatro_env.eval.runner import slots_of_match
 from quatro_env.quatro.cards import is_quartet
 from quatro_env.quatro.engine import Phase
@@ -76,12 +76,12 @@ def count_beats(policy: str, matches: int, seed: int) -> dict[str, float | int |
     }
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("policies", nargs="+")
-    p.add_argument("--matches", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="cover_beats.py", description=__doc__.splitlines()[0])
+    p.add_argument("policies", nargs="+", type=policy_arg(4), help="policies of a 4-player table")
+    p.add_argument("--matches", type=int_in(1), default=200)
+    p.add_argument("--seed", type=int_in(0), default=0)
+    args = p.parse_args(argv)
     for policy in args.policies:
         print(json.dumps(count_beats(policy, args.matches, args.seed)), flush=True)
 

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import numba
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.batched import cuda as batched_cuda
+from quatro_env.common.cli import OneLineParser
 
 
 def kernel_arguments(engine: BatchedQuatroEngine) -> dict[str, tuple]:
@@ -46,27 +49,57 @@ def kernel_arguments(engine: BatchedQuatroEngine) -> dict[str, tuple]:
     }
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--players", default="4,6,8")
-    p.add_argument("--cc", default="9.0", help="compute capability to compile for (9.0: H100/H200)")
-    args = p.parse_args()
+def comma_list(item: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """An argparse type: comma-separated items, each checked by the argparse type ``item``."""
+
+    def parse(text: str) -> list[Any]:
+        return [item(part.strip()) for part in text.split(",")]
+
+    parse.__name__ = "list"
+    return parse
+
+
+def player_count(text: str) -> int:
+    """An argparse type: a table size, 4, 6 or 8."""
+    if text not in ("4", "6", "8"):
+        raise argparse.ArgumentTypeError(f"expected items from 4, 6, 8, got {text!r}")
+    return int(text)
+
+
+def compute_capability(text: str) -> tuple[int, int]:
+    """An argparse type: ``MAJOR.MINOR`` (``9.0``)."""
+    match = re.fullmatch(r"([0-9]+)\.([0-9]+)", text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"expected MAJOR.MINOR such as 9.0, got {text!r}")
+    return int(match[1]), int(match[2])
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="cuda_ptx.py", description=__doc__.split("\n")[0])
+    p.add_argument("--players", type=comma_list(player_count), default="4,6,8", help="comma list of 4, 6, 8")
+    p.add_argument(
+        "--cc",
+        type=compute_capability,
+        default="9.0",
+        help="compute capability to compile for (9.0: H100/H200)",
+    )
+    args = p.parse_args(argv)
     from numba import cuda
 
-    cc = tuple(int(x) for x in args.cc.split("."))
+    cc = args.cc
     # device functions compile for "the current device"; without a GPU, name the target instead
     import numba.cuda.dispatcher as dispatcher
 
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
     sources = batched_cuda.kernel_sources()
-    for n in (int(x) for x in args.players.split(",")):
+    for n in args.players:
         engine = BatchedQuatroEngine(8, num_players=n, seed=0, backend="numba", record_draws=True)
         for name, argv in kernel_arguments(engine).items():
             sig = tuple(numba.typeof(a) for a in argv)
             ptx, _ = cuda.compile_ptx(sources[name], sig, cc=cc)
             regs = re.findall(r"\.reg \.\w+ \s*%\w+<(\d+)>", ptx)
             print(f"{n}p {name}: {len(ptx):,} bytes of PTX, {sum(map(int, regs))} virtual registers declared")
-    print(f"all kernels compiled for compute capability {args.cc} (numba-cuda {cuda.__name__})")
+    print(f"all kernels compiled for compute capability {cc[0]}.{cc[1]} (numba-cuda {cuda.__name__})")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ time-matched AUC on the yardstick's held-out matches (with the match-bootstrap i
 ``secrecy.measure``) and on every match; and two bounds on any decoy code, on every match: the card
 counter if every non-holding row showed a pair, and if only those with a value Eve sees no copy of did
 (a decoy can stand nowhere else). With ``--eve`` the fitted Eve and Bob of ``secrecy.measure`` are
-fitted on the same matches too (minutes a code). Results: ``docs/results/secrecy/decoy_pairs.json``.
+fitted on the same matches too (minutes a code). Results: ``docs/results/secrecy/decoy_pairs.json``
+(``--out DIR``: ``DIR/decoy_pairs.json``); each row keeps the settings (matches, seed, opponent, players,
+``--eve``) and the command it was measured with.
 
     OMP_NUM_THREADS=1 python scripts/decoy_pairs.py --matches 200 [--eve] [--opponent idle] [--players 8]
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import time
 from pathlib import Path
 
@@ -35,13 +38,16 @@ import numpy as np
 
 from baselines.exploit import EVAL_CONFIG, EVAL_MAX_ROUNDS
 from quatro_env.bots import CoverBot
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error, output_dir_problem
 from quatro_env.eval import readers as R
 from quatro_env.eval import secrecy as S
 from quatro_env.eval.policies import PolicySpec, as_policy
 from quatro_env.eval.runner import MatchRunner
 from quatro_env.quatro import QuatroConfig
 
-OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "decoy_pairs.json"
+ROOT = Path(__file__).resolve().parents[1]
+#: the committed results file; ``--out DIR`` writes ``DIR/decoy_pairs.json`` instead
+OUT = ROOT / "docs" / "results" / "secrecy" / "decoy_pairs.json"
 
 
 #: per member and round, the exchanges it tried (refused ones included); filled by :class:`CountsTries`
@@ -210,33 +216,78 @@ def measure_code(
 
 def _key(row: dict) -> tuple:
     """A result's identity: the code, its opponent (the rows before ``--opponent`` played counter), the
-    players (4 before ``--players``), the matches, and whether Eve and Bob were fitted."""
+    players (4 before ``--players``), the matches, whether Eve and Bob were fitted, and the seed (0 before
+    rows kept it)."""
     code, matches, fitted = row["code"], row["matches"], "secrecy" in row
-    return code, row.get("opponent", "counter"), row.get("players", 4), matches, fitted
+    return code, row.get("opponent", "counter"), row.get("players", 4), matches, fitted, row.get("seed", 0)
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("codes", nargs="*", default=list(CODES), help=f"default: all of {list(CODES)}")
-    p.add_argument("--matches", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
+def row_command(name: str, matches: int, seed: int, eve: bool, opponent: str, players: int, out: Path) -> str:
+    """The command that measures one row again, from the repository's root."""
+    command = f"OMP_NUM_THREADS=1 python scripts/decoy_pairs.py {shlex.quote(name)} --matches {matches}"
+    command += f" --seed {seed}" if seed else ""
+    command += " --eve" if eve else ""
+    command += f" --opponent {shlex.quote(opponent)}" if opponent != "counter" else ""
+    command += f" --players {players}" if players != 4 else ""
+    if out.resolve() != OUT.parent.resolve():
+        full = out.resolve()
+        command += f" --out {shlex.quote(str(full.relative_to(ROOT) if full.is_relative_to(ROOT) else full))}"
+    return command
+
+
+def _code_name(text: str) -> str:
+    """An argparse type: a name of :data:`CODES` (``choices`` would also check the list default)."""
+    if text not in CODES:
+        raise argparse.ArgumentTypeError(f"unknown code {text!r}; known: {list(CODES)}")
+    return text
+
+
+def build_parser() -> OneLineParser:
+    """The command line: bad input is one line naming the argument, exit code 2, before any match."""
+    p = OneLineParser(prog="decoy_pairs.py", description=__doc__.splitlines()[0])
+    p.add_argument(
+        "codes", nargs="*", type=_code_name, default=list(CODES), help=f"default: all of {list(CODES)}"
+    )
+    p.add_argument("--matches", type=int_in(1), default=200)
+    p.add_argument("--seed", type=int_in(0), default=0)
     p.add_argument("--eve", action="store_true", help="also fit Eve and Bob (secrecy.measure) on the matches")
     p.add_argument("--opponent", default="counter", help="the team the code plays (default: counter)")
     p.add_argument("--players", type=int, default=4, choices=(4, 6, 8), help="table size (default: 4)")
-    args = p.parse_args()
-    unknown = [c for c in args.codes if c not in CODES]
-    if unknown:
-        p.error(f"unknown code(s) {unknown}; known: {list(CODES)}")
-    done = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=OUT.parent,
+        metavar="DIR",
+        help="folder of decoy_pairs.json (default docs/results/secrecy)",
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = build_parser()
+    args = p.parse_args(argv)
+    try:  # the opponent must sit at this table: a bot, or a checkpoint of this size
+        as_policy(args.opponent).build(args.players, 0)
+    except (ValueError, OSError) as exc:
+        p.error(f"argument --opponent: {one_line_error(exc)}")
+    problem = output_dir_problem(args.out, (OUT.name,))
+    if problem:
+        p.error(f"--out: {problem}")
+    path = args.out / OUT.name
+    done = json.loads(path.read_text()) if path.exists() else {"rows": []}
     rows = {_key(r): r for r in done["rows"]}
     for name in args.codes:
         row = measure_code(name, args.matches, args.seed, args.eve, args.opponent, args.players)
+        row["seed"] = args.seed
+        row["command"] = row_command(
+            name, args.matches, args.seed, args.eve, args.opponent, args.players, args.out
+        )
         rows[_key(row)] = row
         print(json.dumps(row))
         command = "OMP_NUM_THREADS=1 python scripts/decoy_pairs.py"
         command += " --matches N [--eve] [--opponent NAME] [--players P]"
         done = {"command": command, "rows": list(rows.values())}
-        OUT.write_text(json.dumps(done, indent=1) + "\n")
+        path.write_text(json.dumps(done, indent=1) + "\n")
 
 
 if __name__ == "__main__":

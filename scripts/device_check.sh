@@ -16,7 +16,8 @@
 #
 # Each part fits one call (under 10 minutes, the numba compilations included: the CPU loops ~2 min, the
 # kernels ~1 min, once per machine). Every step runs under its own time limit; its log and figures go to
-# $OUT, and a summary line per step is printed at the end.
+# $OUT (default /tmp/device_check), and a summary line per step is printed at the end: summary.txt is
+# started afresh by each run, and the script exits 1 when any step failed (or ran out of time).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,8 @@ case "$part" in engine | train) ;; *) echo "usage: $0 --wheels | engine | train"
 
 out=${OUT:-/tmp/device_check}
 mkdir -p "$out"
+: > "$out/summary.txt"  # this run's steps only: an earlier run's lines must not read as current
+failed=0
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
     .whl/*.whl || { echo "no wheels: run 'bash scripts/device_check.sh --wheels' here first" >&2; exit 1; }
 # That image pairs numba-cuda 0.30 with numpy 2.5, which removed np.row_stack; numba-cuda registers an
@@ -57,6 +60,7 @@ step() {  # step NAME SECONDS COMMAND...: run it, keep its log, note how it ende
     local rc=$?
     tail -n 25 "$out/$name.log"
     echo "=== $name: rc=$rc in $((SECONDS - start)) s" | tee -a "$out/summary.txt"
+    [ "$rc" -eq 0 ] || failed=$((failed + 1))  # 124: out of time
 }
 
 step machine 40 bash -c 'nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv;
@@ -76,3 +80,7 @@ else
         --json "$out/bench_train_cuda.json" device=cuda env_device=cuda
 fi
 cat "$out/summary.txt"
+if [ "$failed" -gt 0 ]; then
+    echo "device_check: $failed step(s) failed" | tee -a "$out/summary.txt" >&2
+    exit 1
+fi

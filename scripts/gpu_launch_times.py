@@ -19,12 +19,15 @@ import argparse
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from quatro_env.batched import BatchedQuatroEngine
 from quatro_env.batched import cuda as gpu
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 
 
 def _sync(device: str) -> None:
@@ -90,18 +93,43 @@ def measure(batch: int, ticks: int, device: str, players: int = 4) -> dict:
     }
 
 
+def comma_list(item: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """An argparse type: comma-separated items, each checked by the argparse type ``item``."""
+
+    def parse(text: str) -> list[Any]:
+        return [item(part.strip()) for part in text.split(",")]
+
+    parse.__name__ = "list"
+    return parse
+
+
+def device_name(text: str) -> str:
+    """An argparse type: ``cuda``, ``cuda:N`` or ``cpu``."""
+    if text not in ("cpu", "cuda") and not (text.startswith("cuda:") and text[5:].isdigit()):
+        raise argparse.ArgumentTypeError(f"expected cuda, cuda:N or cpu, got {text!r}")
+    return text
+
+
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--batches", default="4096,65536,262144")
-    p.add_argument("--ticks", type=int, default=50)
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--device", default="cuda", help="cuda; cpu only under NUMBA_ENABLE_CUDASIM=1")
+    p = OneLineParser(prog="gpu_launch_times.py", description=__doc__.splitlines()[0])
+    p.add_argument("--batches", type=comma_list(int_in(1)), default="4096,65536,262144")
+    p.add_argument("--ticks", type=int_in(1), default=50)
+    p.add_argument("--players", type=int, default=4, choices=(4, 6, 8))
+    p.add_argument(
+        "--device", type=device_name, default="cuda", help="cuda; cpu only under NUMBA_ENABLE_CUDASIM=1"
+    )
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
     if args.device.startswith("cuda") and not torch.cuda.is_available():
-        raise SystemExit("gpu_launch_times: --device cuda needs a CUDA GPU")
+        p.error("--device cuda needs a CUDA GPU")
+    if args.device == "cpu" and not gpu.simulated():
+        p.error("--device cpu: only under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)")
+    if args.json is not None:
+        problem = output_dir_problem(args.json.parent, (args.json.name,))
+        if problem:
+            p.error(f"--json: {problem}")
     rows = []
-    for batch in (int(b) for b in args.batches.split(",")):
+    for batch in args.batches:
         row = measure(batch, args.ticks, args.device, args.players)
         rows.append(row)
         print(f"batch {batch}: untimed tick {row['tick_ms_untimed']:.3f} ms "

@@ -6,10 +6,11 @@
 Plays ``--matches`` matches per pair (seats rotated, fixed seeds) on the config below, writes
 ``docs/evaluation/ladder.json`` (schema ``quatro-eval/1``), ``ladder.md`` and the PNG plots, checks
 the ladder's expected order, and rewrites the results section of ``docs/evaluation.md`` between
-its ``<!-- ladder:begin -->`` / ``<!-- ladder:end -->`` markers. ``--batched`` plays the same pairs on
-the batched engine with the batched bots (``quatro_env/eval/batch_play.py``: win and draw rates only,
-no communication metrics), writes ``ladder_batched.json`` and ``ladder_batched.md`` and runs the same
-checks; it leaves docs/evaluation.md as it is.
+its ``<!-- ladder:begin -->`` / ``<!-- ladder:end -->`` markers (a run with ``--out DIR`` elsewhere
+only with ``--doc PAGE``). ``--batched`` plays the same pairs on the batched engine with the batched
+bots (``quatro_env/eval/batch_play.py``: win and draw rates only, no communication metrics), writes
+``ladder_batched.json`` and ``ladder_batched.md`` and runs the same checks; it leaves
+docs/evaluation.md as it is.
 
 The config is the rules' own (4 players, 5 points to win, 180 s rounds, every duration at its
 default); the harness adds one limit, at most 12 rounds a match (then a draw unless a team has won),
@@ -26,14 +27,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from quatro_env.common.cli import (  # noqa: E402
+    OneLineParser,
+    int_in,
+    one_line_error,
+    output_dir_problem,
+    positive_float,
+)
 from quatro_env.eval import cross_play, to_markdown, write_json  # noqa: E402
 from quatro_env.eval.batch_play import batch_cross_play  # noqa: E402
 from quatro_env.eval.plots import write_plots  # noqa: E402
 from quatro_env.eval.report import batch_cross_play_lines, write_doc_section  # noqa: E402
+from quatro_env.eval.runner import MAX_WORKERS  # noqa: E402
+from quatro_env.quatro import QuatroConfig  # noqa: E402
 
 BOTS = ["random", "random_caller", "collector", "honest", "decoy", "eavesdropper", "counter"]
 CONFIG = {"num_players": 4, "points_to_win": 5, "round_seconds": 180.0}  # the rules' values (Q10, Q24)
 MAX_ROUNDS = 12
+#: the committed results: the default ``--out``, the only one whose run rewrites docs/evaluation.md
+OUT = ROOT / "docs" / "evaluation"
+DOC = ROOT / "docs" / "evaluation.md"
 
 
 def checks(report: dict) -> list[tuple[bool, str]]:
@@ -90,20 +103,40 @@ def secrecy_lines(report: dict) -> list[str]:
     return lines
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--matches", type=int, default=500, help="matches per pair (default 500)")
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--probe-matches", type=int, default=100)
-    p.add_argument("--round-seconds", type=float, default=CONFIG["round_seconds"])
-    p.add_argument("--points-to-win", type=int, default=CONFIG["points_to_win"])
-    p.add_argument("--max-rounds", type=int, default=MAX_ROUNDS)
-    p.add_argument("--out", type=Path, default=ROOT / "docs" / "evaluation")
-    p.add_argument("--doc", type=Path, default=ROOT / "docs" / "evaluation.md")
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: bad input is one line naming the argument, exit code 2, before any match."""
+    p = OneLineParser(prog="ladder.py", description=__doc__.splitlines()[0])
+    p.add_argument("--matches", type=int_in(1), default=500, help="matches per pair (default 500)")
+    p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(2, MAX_WORKERS))
+    p.add_argument("--seed", type=int_in(0), default=0)
+    p.add_argument("--probe-matches", type=int_in(0), default=100)
+    p.add_argument("--round-seconds", type=positive_float, default=CONFIG["round_seconds"])
+    p.add_argument("--points-to-win", type=int_in(1), default=CONFIG["points_to_win"])
+    p.add_argument("--max-rounds", type=int_in(1), default=MAX_ROUNDS)
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument(
+        "--doc",
+        type=Path,
+        default=None,
+        help="the page whose ladder section is rewritten (default: docs/evaluation.md, and only when "
+        "--out is the default folder: a run elsewhere leaves the docs as they are)",
+    )
     p.add_argument("--no-doc", action="store_true", help="do not rewrite docs/evaluation.md")
     p.add_argument("--batched", action="store_true", help="win rates only, on the batched engine and bots")
-    args = p.parse_args()
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
+    args = p.parse_args(argv)
+    try:  # the rules' own checks (e.g. a round shorter than a tick), before any match
+        QuatroConfig(**dict(CONFIG, round_seconds=args.round_seconds, points_to_win=args.points_to_win))
+    except ValueError as exc:
+        p.error(f"--round-seconds/--points-to-win: {one_line_error(exc)}")
+    files = ("ladder_batched.json", "ladder_batched.md") if args.batched else ("ladder.json", "ladder.md")
+    problem = output_dir_problem(args.out, files)
+    if problem:
+        p.error(f"--out: {problem}")
     if args.batched:
         return batched(args)
 
@@ -137,8 +170,9 @@ def main() -> int:
     text = "\n".join(body) + "\n"
     (args.out / "ladder.md").write_text(text)
     print(text)
-    if not args.no_doc and write_doc_section(args.doc, "ladder", text):
-        print(f"updated {args.doc.relative_to(ROOT)}")
+    doc = args.doc if args.doc is not None else DOC if args.out.resolve() == OUT.resolve() else None
+    if not args.no_doc and doc is not None and write_doc_section(doc, "ladder", text):
+        print(f"updated {doc}")
     return 0 if all(ok for ok, _ in results) else 1
 
 

@@ -12,7 +12,6 @@ already measured there is kept, so the job resumes) and ``learning.png`` in ``--
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 from pathlib import Path
@@ -22,6 +21,8 @@ from secrecy_frontier import measure  # scripts/ is on the path when this file r
 from baselines.checkpoint_io import load_checkpoint, save_checkpoint
 from baselines.league import LEAGUE_FORMAT, check_league_state
 from baselines.run_log import policy_payload
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error, output_dir_problem
+from quatro_env.eval.runner import MAX_WORKERS
 
 
 def export_snapshots(league_file: Path, agent: str) -> list[tuple[int, str, Path]]:
@@ -100,20 +101,30 @@ def plot(curve: list[dict], blocks: list[dict[str, str]], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("league", type=Path, help="a league.pt")
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="league_curves.py", description=__doc__.splitlines()[0])
+    p.add_argument("league", type=Path, help="a league.pt (league.csv beside it)")
     p.add_argument("--agent", default="main0")
-    p.add_argument("--matches", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--matches", type=int_in(1), default=200)
+    p.add_argument("--seed", type=int_in(0), default=0)
+    p.add_argument("--workers", type=int_in(1, MAX_WORKERS), default=min(2, MAX_WORKERS))
     p.add_argument("--out", type=Path, required=True)
-    args = p.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = p.parse_args(argv)
+    if not args.league.is_file():
+        p.error(f"argument league: {str(args.league)!r}: no such file")
+    if not (args.league.parent / "league.csv").is_file():
+        p.error(f"argument league: no league.csv beside {str(args.league)!r} (the block win rates)")
+    problem = output_dir_problem(args.out, ("curve.json", "learning.png"))
+    if problem:
+        p.error(f"--out: {problem}")
+    try:  # a file that is no league, or an agent it does not have: refused before any match
+        snapshots = export_snapshots(args.league, args.agent)
+    except ValueError as exc:
+        p.error(one_line_error(exc))
     path = args.out / "curve.json"
     done = json.loads(path.read_text()) if path.exists() else {"rows": []}
     have = {r["id"] for r in done["rows"]}
-    for steps, pid, policy in export_snapshots(args.league, args.agent):
+    for steps, pid, policy in snapshots:
         if pid in have:
             continue
         row = measure(str(policy), args.matches, args.seed, args.workers)

@@ -5,9 +5,10 @@ python scripts/plot_training.py runs/ppo_4p_seed*/progress.csv --out docs/result
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
+
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 
 PANELS = (
     ("return_vs_bots", "game return vs scripted bots"),
@@ -33,11 +34,17 @@ def _smooth(values: list[float], window: int) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="plot_training.py", description=__doc__.splitlines()[0])
     parser.add_argument("progress", type=Path, nargs="+")
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--smooth", type=int, default=5, help="rolling-mean window, in updates")
+    parser.add_argument("--smooth", type=int_in(1), default=5, help="rolling-mean window, in updates")
     args = parser.parse_args(argv)
+    missing = [str(path) for path in args.progress if not path.is_file()]
+    if missing:
+        parser.error(f"argument progress: no such file: {', '.join(missing)}")
+    problem = output_dir_problem(args.out.parent, (args.out.name,))
+    if problem:
+        parser.error(f"--out: {problem}")
 
     import matplotlib
 
@@ -51,6 +58,8 @@ def main(argv: list[str] | None = None) -> None:
             rows = list(csv.DictReader(f))
         if not rows:
             raise SystemExit(f"{path}: no rows")
+        if "agent_steps" not in rows[0]:
+            raise SystemExit(f"{path}: no agent_steps column (not a quatro-train progress.csv)")
         steps = [int(r["agent_steps"]) / 1e6 for r in rows]
         label = (
             path.parent.name if path.stem == "progress" else path.stem

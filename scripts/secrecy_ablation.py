@@ -13,14 +13,14 @@ says what that one view reads; the yardstick itself chooses among views (``secre
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
 from pathlib import Path
 
-from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+from secrecy_frontier import match_runner, policy_arg  # scripts/ is on the path when run as a script
 
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 from quatro_env.eval import secrecy as S
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "ablation.json"
@@ -39,11 +39,11 @@ def _from_root(path: Path) -> str:
     return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("policies", nargs="+")
-    p.add_argument("--matches", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="secrecy_ablation.py", description=__doc__.splitlines()[0])
+    p.add_argument("policies", nargs="+", type=policy_arg(4), help="policies of a 4-player table")
+    p.add_argument("--matches", type=int_in(1), default=200)
+    p.add_argument("--seed", type=int_in(0), default=0)
     p.add_argument("--out", type=Path, default=OUT, help=f"the JSON kept (default {OUT.name})")
     p.add_argument(
         "--task",
@@ -51,7 +51,10 @@ def main() -> None:
         default="time",
         help="what each variant's Eve and Bob are fitted for (FitConfig.task; default: the headline's)",
     )
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    problem = output_dir_problem(args.out.parent, (args.out.name,))
+    if problem:
+        p.error(f"--out: {problem}")
     out, fit = args.out, dataclasses.replace(FIXED, task=args.task)
     done = json.loads(out.read_text()) if out.exists() else {"rows": []}
     have = {(r["policy"], r["variant"], r.get("fit_task", "time")) for r in done["rows"]}

@@ -11,24 +11,26 @@ seed 0); each smaller count is its first matches. Eve and Bob are fitted with ea
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 
-from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+from secrecy_frontier import match_runner, policy_arg  # scripts/ is on the path when run as a script
 
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 from quatro_env.eval import secrecy as S
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy" / "data_size.json"
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("policies", nargs="+")
-    p.add_argument("--matches", type=int, nargs="+", default=[200, 600])
-    p.add_argument("--fit-seeds", type=int, nargs="+", default=[0, 1, 2])
-    p.add_argument("--large-seeds", type=int, nargs="+", default=[0], help="fit seeds above 200 matches")
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="secrecy_data_size.py", description=__doc__.splitlines()[0])
+    p.add_argument("policies", nargs="+", type=policy_arg(4), help="policies of a 4-player table")
+    p.add_argument("--matches", type=int_in(1), nargs="+", default=[200, 600])
+    p.add_argument("--fit-seeds", type=int_in(0), nargs="+", default=[0, 1, 2])
+    p.add_argument(
+        "--large-seeds", type=int_in(0), nargs="+", default=[0], help="fit seeds above 200 matches"
+    )
     p.add_argument("--out", type=Path, default=OUT, help=f"the JSON written (default {OUT.name})")
     p.add_argument(
         "--task",
@@ -36,7 +38,10 @@ def main() -> None:
         default="time",
         help="what Eve and Bob are fitted and chosen for (FitConfig.task; default: the headline's)",
     )
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    problem = output_dir_problem(args.out.parent, (args.out.name,))
+    if problem:
+        p.error(f"--out: {problem}")
     rows = []
     for policy in args.policies:
         runner = match_runner(policy)

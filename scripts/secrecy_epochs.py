@@ -11,26 +11,29 @@ split as :func:`quatro_env.eval.secrecy.measure` splits it (fit seed 0). Results
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 
 import numpy as np
-from secrecy_frontier import match_runner  # scripts/ is on the path when this file runs as a script
+from secrecy_frontier import match_runner, policy_arg  # scripts/ is on the path when run as a script
 
+from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem, positive_float
 from quatro_env.eval import secrecy as S
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("policy")
-    p.add_argument("--matches", type=int, default=200)
-    p.add_argument("--epochs", type=int, default=48)
-    p.add_argument("--lr", type=float, default=S.FitConfig.lr)
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(prog="secrecy_epochs.py", description=__doc__.splitlines()[0])
+    p.add_argument("policy", type=policy_arg(4), help="a policy of a 4-player table")
+    p.add_argument("--matches", type=int_in(1), default=200)
+    p.add_argument("--epochs", type=int_in(1), default=48)
+    p.add_argument("--lr", type=positive_float, default=S.FitConfig.lr)
     p.add_argument("--views", nargs="+", default=["no channel", "all"], choices=list(S.VIEWS))
     p.add_argument("--out", type=Path, required=True)
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    problem = output_dir_problem(args.out.parent, (args.out.name,))
+    if problem:
+        p.error(f"--out: {problem}")
     runner = match_runner(args.policy)
     data = S.decoder_data([runner.play(m, 0, record_views=True) for m in range(args.matches)], 0, 4)
     test_groups = S.held_out_matches(np.unique(data.match), 0)

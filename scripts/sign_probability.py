@@ -2,6 +2,8 @@
 
     python scripts/sign_probability.py runs/NAME/latest.pt [--config CONFIG] [--rollouts 5] [key=value ...]
 
+``--config`` takes a shipped config's name (``smoke``) or a YAML path, as ``quatro-train --config`` does.
+
 Plays the checkpoint's policy at the config's tables (bots and opponents as in training at agent-step
 0, i.e. the first curriculum stage; ``key=value`` overrides as for ``quatro-train``) and averages, over
 learner seat-ticks where the seat holds the floor (so showing an emoji is legal), the policy's
@@ -12,7 +14,6 @@ before a true one is ever rewarded), not merely unexplored.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -24,6 +25,7 @@ from baselines.checkpoint_io import load_checkpoint
 from baselines.config import load_config
 from baselines.ppo import PPOTrainer
 from quatro_env.bots import ObservationView
+from quatro_env.common.cli import OneLineParser, int_in, one_line_error
 from quatro_env.quatro.cards import NUM_EMOJIS
 
 
@@ -55,23 +57,37 @@ def sign_probabilities(trainer: PPOTrainer, rollouts: int) -> dict[bool, tuple[i
     return {k: (len(v), *torch.tensor(v).mean(0).tolist()) for k, v in seen.items()}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = OneLineParser(prog="sign_probability.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoint")
-    parser.add_argument("--config", help="default: the config stored in the checkpoint")
-    parser.add_argument("--rollouts", type=int, default=5, help="rollouts of num_steps ticks each")
+    parser.add_argument(
+        "--config", help="a shipped config's name or a YAML path (default: the one stored in the checkpoint)"
+    )
+    parser.add_argument("--rollouts", type=int_in(1), default=5, help="rollouts of num_steps ticks each")
     parser.add_argument("overrides", nargs="*")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    state = load_checkpoint(args.checkpoint)  # a trainer checkpoint or a policy file, read safely
+    try:  # a trainer checkpoint or a policy file, read safely
+        state = load_checkpoint(args.checkpoint)
+    except ValueError as exc:
+        parser.error(f"argument checkpoint: {one_line_error(exc)}")
     config = args.config
     if config is None:  # the config stored in the checkpoint, as a file so that overrides apply
         config = Path(tempfile.mkdtemp()) / "config.yaml"
         config.write_text(yaml.safe_dump(state["config"]))
-    cfg = load_config(config, [*args.overrides, f"out_dir={tempfile.mkdtemp()}"])
-    trainer = PPOTrainer(cfg)
-    trainer.model.load_state_dict(state["model"])
-    for holding, (count, p_sign, p_any) in sorted(sign_probabilities(trainer, args.rollouts).items()):
+    try:  # the config (a path or a shipped name, resolved by load_config) and the overrides
+        trainer = PPOTrainer(load_config(config, [*args.overrides, f"out_dir={tempfile.mkdtemp()}"]))
+    except ValueError as exc:
+        parser.error(f"--config/overrides: {one_line_error(exc)}")
+    try:
+        trainer.model.load_state_dict(state["model"])
+    except RuntimeError as exc:  # weights of another shape than the config's network
+        parser.error(f"argument checkpoint: does not fit the config's network ({one_line_error(exc)[:300]})")
+    try:
+        probabilities = sign_probabilities(trainer, args.rollouts)
+    except ValueError as exc:  # a checkpoint kind it cannot read (central critic)
+        parser.error(f"argument checkpoint: {one_line_error(exc)}")
+    for holding, (count, p_sign, p_any) in sorted(probabilities.items()):
         label = "holding a quartet" if holding else "no quartet"
         print(
             f"{label:>18}: {count:6d} seat-ticks on the floor  "

@@ -21,7 +21,9 @@ sys.path.insert(0, str(ROOT))
 from PIL import Image  # noqa: E402
 
 from quatro_env import quatro_v0  # noqa: E402
+from quatro_env.common.cli import OneLineParser, one_line_error, output_dir_problem  # noqa: E402
 from quatro_env.eval.harness import evaluate  # noqa: E402
+from quatro_env.eval.policies import as_policy  # noqa: E402
 from quatro_env.play.cli import LIVE_DEFAULTS  # noqa: E402
 from quatro_env.play.server import create_app  # noqa: E402
 from quatro_env.play.table import LiveTable  # noqa: E402
@@ -123,14 +125,32 @@ def rgb_frame(out: Path) -> None:
     Image.fromarray(env.render()).save(out / "rgb_array.png")
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
+def four_player_policy(text: str) -> str:
+    """An argparse type: a policy that can sit at these 4-player tables (checked before any picture)."""
+    try:
+        as_policy(text).build(4, 0)
+    except (ValueError, OSError) as exc:
+        raise argparse.ArgumentTypeError(one_line_error(exc)) from None
+    return text
+
+
+four_player_policy.__name__ = "policy"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = OneLineParser(
+        prog="watch_and_play_media.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "media")
-    p.add_argument("--policies", nargs=2, default=["ppo_4p", "counter"])
-    p.add_argument("--partner", default="ppo_4p")
-    p.add_argument("--opponents", default="counter")
-    args = p.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    p.add_argument("--policies", nargs=2, type=four_player_policy, default=["ppo_4p", "counter"])
+    p.add_argument("--partner", type=four_player_policy, default="ppo_4p")
+    p.add_argument("--opponents", type=four_player_policy, default="counter")
+    args = p.parse_args(argv)
+    problem = output_dir_problem(args.out)
+    if problem:
+        p.error(f"--out: {problem}")
     rgb_frame(args.out)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

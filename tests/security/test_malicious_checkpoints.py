@@ -85,7 +85,6 @@ LIBRARY_LOADERS = {
     "as_policy(checkpoint:)": lambda p: as_policy(f"checkpoint:{p}").build(4, 0),
     "as_policy(torchscript:)": lambda p: as_policy(f"torchscript:{p}").build(4, 0),
     "as_policy(team)": lambda p: as_policy(("honest", f"checkpoint:{p}")).build(4, 0, member=1),
-    "ship_checkpoint": lambda p: _script("ship_checkpoint").main([str(p), "x"]),
     "frozen_policy (quatro-exploit)": lambda p: frozen_policy(str(p)),
 }
 
@@ -111,16 +110,21 @@ def test_the_command_lines_refuse_a_malicious_file_in_one_line(tmp_path, capsys,
         assert stop.value.code == 2
         assert convert_main([str(path), str(tmp_path / "converted.pt")]) == 2  # not without --trusted
         assert exploit_main([str(path), "--steps", "100"]) == 2
-        monkeypatch.setattr("sys.argv", ["sign_probability.py", str(path)])
-        with pytest.raises(ValueError, match="evil"):
-            _script("sign_probability").main()
+        for script, argv in (
+            ("sign_probability", [str(path)]),
+            ("ship_checkpoint", [str(path), "x", "--dest", str(tmp_path / "shipped")]),
+        ):
+            with pytest.raises(SystemExit) as stop:
+                _script(script).main(argv)
+            assert stop.value.code == 2
         assert not marker.exists(), f"a command ran code from {path.name}"
+    assert not (tmp_path / "shipped").exists()
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
-    assert lines and all(
-        line.startswith(("quatro-eval: ", "quatro-train: ", "quatro-convert: ", "quatro-exploit: "))
-        for line in lines
-    )
+    commands = ("quatro-eval", "quatro-train", "quatro-convert", "quatro-exploit")
+    scripts = ("sign_probability.py", "ship_checkpoint.py")
+    prefixes = tuple(f"{name}: " for name in commands + scripts)
+    assert lines and all(line.startswith(prefixes) for line in lines), lines
     assert "refused" in err and "Traceback" not in err
 
 
