@@ -66,6 +66,8 @@ def _bad_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
         ("secrecy_epochs.py", ["honest", "--epochs", "0", "--out", f"{out}/e.json"], "--epochs"),
         ("secrecy_frontier.py", ["--only", "nosuch", "--matches", "1", "--out", out], "--only"),
         ("ship_checkpoint.py", ["/missing.pt", "tiny", "--dest", out], "argument policy"),
+        ("key_control.py", ["ppo_6p", "nosuch", "--matches", "4", "--out", out], "argument policies"),
+        ("sign_reuse.py", ["ppo_6p", "--matches", "1"], "trained for 6 players, not 4"),
         ("sign_probability.py", ["/missing.pt", "--rollouts", "1"], "argument checkpoint"),
         ("watch_and_play_media.py", ["--policies", "nosuch", "counter", "--out", out], "--policies"),
     ]

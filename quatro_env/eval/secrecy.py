@@ -34,6 +34,19 @@ from typing import Any
 
 import numpy as np
 
+from quatro_env.eval.decoder_inputs import (
+    INPUT_GROUPS,
+    VIEWS,
+    DecoderData,
+    decoder_data,
+    eve_seat,
+    in_view,
+    input_columns,
+    partner_seat,
+    private_size,
+    without,
+    without_key,
+)
 from quatro_env.eval.matched import (
     bootstrap_weights,
     count_strata,
@@ -42,165 +55,37 @@ from quatro_env.eval.matched import (
     percentile_ci95,
     weighted_time_matched_auc,
 )
-from quatro_env.eval.readers import (
-    card_count_features,
-    collection_count,
-    keyed_features,
-    ledger_features,
-)
+from quatro_env.eval.readers import collection_count
+
+#: the decoders' inputs (``decoder_inputs.py``) stay importable from here, where users found them
+__all__ = [
+    "BOOTSTRAP",
+    "EVES_DECODER",
+    "FIT_TASKS",
+    "INPUT_GROUPS",
+    "VIEWS",
+    "DecoderData",
+    "FitConfig",
+    "cross_validate",
+    "cv_curves",
+    "decoder_data",
+    "eve_seat",
+    "fit_decoder",
+    "fold_aucs",
+    "held_out_matches",
+    "in_view",
+    "input_columns",
+    "measure",
+    "partner_seat",
+    "predict",
+    "private_size",
+    "task_strata",
+    "with_decoders",
+    "without",
+    "without_key",
+]
 
 BOOTSTRAP = 500
-
-
-def eve_seat(seat: int, num_players: int) -> int:
-    """The opponent whose view Eve reads for member ``seat``: the next seat clockwise (another team)."""
-    return (seat + 1) % num_players
-
-
-def partner_seat(seat: int, num_players: int) -> int:
-    return (seat + num_players // 2) % num_players  # Q2
-
-
-def private_size(num_players: int) -> int:
-    """Length of the private block that opens every egocentric observation (``encoding.py``)."""
-    from quatro_env.quatro.encoding import make_blocks
-
-    return make_blocks(num_players)[0].size
-
-
-@dataclass
-class DecoderData:
-    """One sequence per (match, member, round): Eve's inputs, Bob's extra, labels and round ticks."""
-
-    eve: list[np.ndarray]  # [ticks, obs_dim] uint8: the opponent's observations
-    extra: list[np.ndarray]  # [ticks, private] uint8: the partner's private block
-    y: list[np.ndarray]  # [ticks] bool: the member holds a quartet
-    tick: list[np.ndarray]  # [ticks] play tick of the round
-    sign: list[np.ndarray]  # [ticks] bool: the member shows the team sign
-    match: np.ndarray  # [sequences] match index (the unit of the split and of the bootstrap)
-
-    keyed: list[np.ndarray]  # [ticks, seats] uint8: seat r's last pulse (Eve's view) is the sign
-    ledger: list[np.ndarray]  # [ticks, seats * 5] uint8: public collections (:func:`ledger_features`)
-    counted: list[np.ndarray]  # [ticks, (seats - 1) * 5] uint8: card counts (``readers``)
-
-    @property
-    def num_players(self) -> int:
-        return self.keyed[0].shape[1]  # one key column per seat
-
-    def eve_input(self, k: int) -> np.ndarray:
-        """What Eve's decoder reads of sequence ``k``: the opponent's observation, its ledger and its
-        card counts."""
-        return np.concatenate([self.eve[k], self.ledger[k], self.counted[k]], axis=1)
-
-    def bob(self, k: int) -> np.ndarray:
-        return np.concatenate([self.eve_input(k), self.extra[k], self.keyed[k]], axis=1)
-
-
-def decoder_data(records: Sequence[dict[str, Any]], slot: int, num_players: int) -> DecoderData:
-    """The decoder sequences of every team that ``slot`` played, from records made with views."""
-    n, nt, p = num_players, num_players // 2, private_size(num_players)
-    data = DecoderData([], [], [], [], [], np.zeros(0, np.int64), [], [], [])
-    matches: list[int] = []
-    for r in records:
-        v = r.get("views")
-        if v is None:
-            continue
-        for team, s_ in enumerate(r["team_slot"]):
-            if s_ != slot:
-                continue
-            for seat in (team, team + nt):
-                for rnd in np.unique(v["round"]):
-                    at = v["round"] == rnd
-                    data.eve.append(v["obs"][at, eve_seat(seat, n)])
-                    data.extra.append(v["obs"][at, partner_seat(seat, n), :p])
-                    data.y.append(v["holds"][at, seat])
-                    data.tick.append(v["tick"][at])
-                    data.sign.append(v["sign"][at, seat])
-                    matches.append(int(r["match"]))
-                    data.keyed.append(keyed_features(data.eve[-1], data.extra[-1], n))
-                    data.ledger.append(ledger_features(data.eve[-1], n))
-                    data.counted.append(card_count_features(data.eve[-1], n))
-    data.match = np.asarray(matches, np.int64)
-    return data
-
-
-#: Eve's input groups for ablations (:func:`without`): the fields of the egocentric observation
-#: that carry the channel, the exchanges (cards, cooldowns, the center, Eve's own hand), and the
-#: resolution position of each seat's action (public after the tick, Q9: it shows *that* a seat acted)
-INPUT_GROUPS = {
-    "channel": (
-        "floor",
-        "floor_wait",
-        "pulse_emoji",
-        "pulse_age",
-        "took_floor",
-        "released_floor",
-        "self.emoji",
-    ),
-    "exchanges": (
-        "exchanged",
-        "exchange_slot",
-        "taken",
-        "placed",
-        "exchange_wait",
-        "table.center",
-        "self.hand",
-        "self.rejected_slot",
-    ),
-    "order": ("order",),
-}
-
-
-def input_columns(num_players: int, group: str) -> np.ndarray:
-    """Boolean mask over Eve's input columns of one of :data:`INPUT_GROUPS`."""
-    from quatro_env.quatro.encoding import ObservationEncoder
-
-    if group not in INPUT_GROUPS:
-        raise ValueError(f"group: one of {sorted(INPUT_GROUPS)}, got {group!r}")
-    enc = ObservationEncoder(num_players)
-    starts = sorted(enc.offsets.items(), key=lambda kv: kv[1])
-    mask = np.zeros(enc.obs_dim, bool)
-    for i, (name, at) in enumerate(starts):
-        end = starts[i + 1][1] if i + 1 < len(starts) else enc.obs_dim
-        field = name.split(".", 1)[1]
-        if any(name == f or field == f for f in INPUT_GROUPS[group]):
-            mask[at:end] = True
-    return mask
-
-
-def without(data: DecoderData, groups: Sequence[str], num_players: int) -> DecoderData:
-    """``data`` with Eve's columns of ``groups`` zeroed (Bob's extra and key unchanged): what Eve
-    reads from the rest."""
-    drop = np.zeros(data.eve[0].shape[1] if data.eve else 0, bool)
-    for g in groups:
-        drop |= input_columns(num_players, g)
-    keep = (~drop).astype(np.uint8)
-    # the ledger and the card counts read the exchanges (and the center, the own hand): they go with them
-    cut = "exchanges" in groups
-    ledger = [np.zeros_like(g) for g in data.ledger] if cut else data.ledger
-    counted = [np.zeros_like(c) for c in data.counted] if cut else data.counted
-    return DecoderData(
-        [e * keep for e in data.eve],
-        *(data.extra, data.y, data.tick, data.sign, data.match, data.keyed, ledger, counted),
-    )
-
-
-def without_key(data: DecoderData) -> DecoderData:
-    """``data`` with the key taken out of Bob's extra (the partner's sign field and the keyed features
-    zeroed; its hand kept): Bob fitted on it is the partner without the key, and Bob minus him what the
-    key adds (the hand alone rules out values Eve's card count cannot)."""
-    from quatro_env.quatro.encoding import make_blocks
-
-    private = make_blocks(data.num_players)[0]
-    keep = np.ones(private.size, np.uint8)
-    at, size = private.offset("sign"), dict(private.fields)["sign"]
-    keep[at : at + size] = 0
-    return DecoderData(
-        data.eve,
-        [x * keep for x in data.extra],
-        *(data.y, data.tick, data.sign, data.match, [np.zeros_like(k) for k in data.keyed]),
-        *(data.ledger, data.counted),
-    )
 
 
 # ------------------------------------------------------------------------------ the model
@@ -255,16 +140,6 @@ def _batches(
         yield torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(valid), torch.from_numpy(w)
 
 
-#: Eve's candidate input views: the groups of :data:`INPUT_GROUPS` each one zeroes. Any view is a
-#: subset of an opponent's observation, so the best of them is still an opponent's read; the yardstick
-#: fits all and keeps the one that reads most on the selection matches (:func:`measure`). Why: on 600
-#: matches an Eve without the channel read more than the all-input one (docs/evaluation.md).
-VIEWS: dict[str, tuple[str, ...]] = {
-    "all": (),
-    "no channel": ("channel",),
-    "no exchanges": ("exchanges",),
-    "neither": ("channel", "exchanges"),
-}
 #: the tasks a decoder can be fitted and chosen for (:attr:`FitConfig.task`)
 FIT_TASKS = ("time", "count")
 #: the name of Bob's candidate that is Eve's own chosen decoder (he knows everything she knows)
@@ -426,11 +301,6 @@ def held_out_matches(groups: np.ndarray, seed: int, test_fraction: float = 0.3) 
     return rng.choice(groups, size=max(1, int(round(test_fraction * groups.size))), replace=False)
 
 
-def in_view(data: DecoderData, name: str) -> DecoderData:
-    """``data`` as the view ``name`` of :data:`VIEWS` leaves it to Eve (``all``: ``data`` itself)."""
-    return without(data, VIEWS[name], data.num_players) if VIEWS[name] else data
-
-
 def cv_curves(
     candidates: dict[str, list[np.ndarray]],
     data: DecoderData,
@@ -485,6 +355,32 @@ def _choose(scores: dict[str, tuple[float, int]]) -> str:
     return max(names, key=lambda k: (round(scores[k][0], 9), -names.index(k)))
 
 
+def _partner(
+    candidates: dict[str, list[np.ndarray]],
+    data: DecoderData,
+    train: np.ndarray,
+    test: np.ndarray,
+    seed: int,
+    fit: FitConfig,
+    strata: Sequence[np.ndarray],
+    eves: tuple[tuple[float, int] | None, np.ndarray],
+) -> tuple[str, int, np.ndarray, dict[str, tuple[float, int]] | None]:
+    """A partner's decoder (Bob's, or his without the key): with ``fit.select_folds`` the view and epochs
+    of ``candidates`` that read most on the training folds, Eve's own decoder among them (he knows what she
+    knows; ``eves``: her cross-validated score and her held-out scores), refitted on every training match;
+    else the first view. Returns the view, its epochs, its held-out scores and the cross-validation."""
+    view, epochs, cv = next(iter(candidates)), fit.max_epochs, None
+    if fit.select_folds:
+        cv = cross_validate(candidates, data, train, seed, fit, strata)
+        cv[EVES_DECODER] = eves[0]
+        view = _choose(cv)
+        epochs = cv[view][1]
+    if view == EVES_DECODER:
+        return view, epochs, eves[1], cv
+    model = fit_decoder(candidates[view], data.y, train, seed, fit, epochs, strata=strata)
+    return view, epochs, predict(model, candidates[view], data.y, test), cv
+
+
 def measure(
     data: DecoderData,
     seed: int = 0,
@@ -517,10 +413,10 @@ def measure(
     the card counts would read 0 everywhere and the count-matched pairs would silently become
     time-matched ones.
 
-    ``key_control``: also fit Bob's chosen view and epochs once more without the key
-    (:func:`without_key`) and report ``nokey_tm_auc``, ``nokey_cm_auc`` and the key's own gaps,
-    ``key_gap`` and ``key_cm_gap`` (Bob minus him, paired intervals): ``gap`` counts the partner's
-    hand as well as the key. One more fit."""
+    ``key_control``: also the partner without the key (:func:`without_key`), chosen among the same views
+    and Eve's decoder as Bob is (``nokey_view``; Bob's own view without the key can read less than Eve),
+    and report ``nokey_tm_auc``, ``nokey_cm_auc`` and the key's own gaps ``key_gap`` and ``key_cm_gap``
+    (Bob minus him, paired intervals): ``gap`` counts the partner's hand as well as the key."""
     from sklearn.metrics import roc_auc_score
 
     readers = data if readers_from is None else readers_from
@@ -565,7 +461,7 @@ def measure(
         "fit_task": fit.task,
     }  # the same keys as a measured block, so that a report reads alike for a team with nothing to decode
     if key_control:
-        empty |= dict.fromkeys(("nokey_tm_auc", "key_gap", "nokey_cm_auc", "key_cm_gap"))
+        empty |= dict.fromkeys(("nokey_view", "nokey_tm_auc", "key_gap", "nokey_cm_auc", "key_cm_gap"))
         empty |= {"key_gap_ci95": [None, None], "key_cm_gap_ci95": [None, None]}
     if groups.size < 4:
         return empty
@@ -584,26 +480,21 @@ def measure(
     epochs = {"eve": fit.max_epochs, "bob": fit.max_epochs}
     strata_of = {task: task_strata(data, task, readers) for task in FIT_TASKS}  # per sequence
     fit_strata = strata_of[fit.task]
-    eve_view, bob_view, selection = fit.views[0], f"{fit.views[0]} + partner", None
+    eve_view, eve_cv, selection = fit.views[0], None, None
     if fit.select_folds:
         eve_cv = cross_validate(eve_seqs, data, train, seed, fit, fit_strata)
         eve_view = _choose(eve_cv)
-        bob_cv = cross_validate(bob_seqs, data, train, seed, fit, fit_strata)
-        bob_cv[EVES_DECODER] = eve_cv[eve_view]
-        bob_view = _choose(bob_cv)
-        epochs = {"eve": eve_cv[eve_view][1], "bob": bob_cv[bob_view][1]}
+        epochs["eve"] = eve_cv[eve_view][1]
+    eve_model = fit_decoder(eve_seqs[eve_view], y_all, train, seed, fit, epochs["eve"], strata=fit_strata)
+    eve = predict(eve_model, eve_seqs[eve_view], y_all, test)
+    eves = (eve_cv[eve_view] if eve_cv else None, eve)
+    bob_view, epochs["bob"], bob, bob_cv = _partner(bob_seqs, data, train, test, seed, fit, fit_strata, eves)
+    if fit.select_folds:
         selection = {
             "folds": fit.select_folds,
             "eve": {v: [_r(a), e] for v, (a, e) in eve_cv.items()},
             "bob": {v: [_r(a), e] for v, (a, e) in bob_cv.items()},
         }
-    eve_model = fit_decoder(eve_seqs[eve_view], y_all, train, seed, fit, epochs["eve"], strata=fit_strata)
-    eve = predict(eve_model, eve_seqs[eve_view], y_all, test)
-    if bob_view == EVES_DECODER:
-        bob = eve
-    else:
-        bob_model = fit_decoder(bob_seqs[bob_view], y_all, train, seed, fit, epochs["bob"], strata=fit_strata)
-        bob = predict(bob_model, bob_seqs[bob_view], y_all, test)
     # the held-out rows' strata for both tasks: the headline is time-matched, its companion count-matched
     strata = np.concatenate([strata_of["time"][i] for i in test])
     by_count = np.concatenate([strata_of["count"][i] for i in test])
@@ -629,16 +520,15 @@ def measure(
     holding = np.concatenate(y_all).astype(bool)
     shown = np.concatenate(data.sign).astype(bool)
     control = {}
-    if key_control:  # the same view and epochs as Bob's, the key zeroed
-        blind = eve
-        if bob_view != EVES_DECODER:
-            seen = in_view(without_key(data), bob_view.removesuffix(" + partner"))
-            seqs = [seen.bob(k) for k in range(len(y_all))]
-            model = fit_decoder(seqs, y_all, train, seed, fit, epochs["bob"], strata=fit_strata)
-            blind = predict(model, seqs, y_all, test)
+    if key_control:  # the partner without the key, his view and epochs chosen as Bob's are
+        blind_data = without_key(data)
+        blind_seqs = {
+            f"{v} + partner": [in_view(blind_data, v).bob(k) for k in range(len(y_all))] for v in fit.views
+        }
+        nokey_view, _, blind, _ = _partner(blind_seqs, data, train, test, seed, fit, fit_strata, eves)
         nokey_tm, nokey_b = _auc_and_draws(y_test, blind, strata, w)
         nokey_cm, nokey_cm_b = _auc_and_draws(y_test, blind, by_count, w)
-        control = {"nokey_tm_auc": _r(nokey_tm), "key_gap": _r(bob_tm - nokey_tm)}
+        control = {"nokey_view": nokey_view, "nokey_tm_auc": _r(nokey_tm), "key_gap": _r(bob_tm - nokey_tm)}
         control |= {"key_gap_ci95": percentile_ci95(bob_b - nokey_b), "nokey_cm_auc": _r(nokey_cm)}
         control |= {"key_cm_gap": _r(bob_cm - nokey_cm)}
         control["key_cm_gap_ci95"] = percentile_ci95(bob_cm_b - nokey_cm_b)

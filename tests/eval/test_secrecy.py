@@ -323,7 +323,8 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
     out = S.measure(data, seed=0, fit=fixed, bootstrap=50)
     both = S.measure(data, seed=0, fit=fixed, bootstrap=50, key_control=True)
     assert {k: v for k, v in both.items() if k in out} == out  # Eve and Bob unchanged by the control
-    assert both["bob_view"] == "all + partner" and both["nokey_tm_auc"] != both["bob_tm_auc"]
+    assert both["bob_view"] == both["nokey_view"] == "all + partner"
+    assert both["nokey_tm_auc"] != both["bob_tm_auc"]
     assert both["key_gap"] == pytest.approx(both["bob_tm_auc"] - both["nokey_tm_auc"], abs=2e-4)
     assert both["key_cm_gap"] == pytest.approx(both["bob_cm_auc"] - both["nokey_cm_auc"], abs=2e-4)
     assert both["key_gap_ci95"][0] <= both["key_gap_ci95"][1]
@@ -334,7 +335,7 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
         S, "_choose", lambda scores: S.EVES_DECODER if S.EVES_DECODER in scores else choose(scores)
     )
     chosen = S.measure(data, seed=0, fit=S.FitConfig(max_epochs=3), bootstrap=50, key_control=True)
-    assert chosen["bob_view"] == S.EVES_DECODER
+    assert chosen["bob_view"] == chosen["nokey_view"] == S.EVES_DECODER
     assert chosen["nokey_tm_auc"] == chosen["eve_tm_auc"] and chosen["key_gap_ci95"] == [0.0, 0.0]
     # too few matches to measure: the same keys, all empty (a report reads alike)
     small = S.measure(_honest_vs_counter(3), seed=0, key_control=True)
