@@ -12,38 +12,23 @@ policy, replaced when measured again) and a table to key_control.md.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
-from secrecy_frontier import CONFIG, MAX_ROUNDS, players_of, policy_arg  # scripts/ is on the path
+from secrecy_frontier import OUT, policy_arg  # scripts/ is on the path when run as a script
+from secrecy_frontier import measure as frontier_measure
 
 from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
-from quatro_env.eval.harness import evaluate
 
-OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "secrecy"
 KEYS = ("eve_tm_auc", "bob_tm_auc", "gap", "gap_ci95", "eve_cm_auc", "bob_cm_auc", "cm_gap", "cm_gap_ci95")
 KEYS += ("nokey_tm_auc", "key_gap", "key_gap_ci95", "nokey_cm_auc", "key_cm_gap", "key_cm_gap_ci95")
 KEYS += ("bob_view", "nokey_view", "train_matches", "test_matches")
 
 
 def measure(policy: str, matches: int, seed: int, workers: int) -> dict:
-    players = players_of(policy)
-    t0 = time.perf_counter()
-    report = evaluate(
-        [policy] + ["counter"] * (players // 2 - 1),
-        matches=matches,
-        config={**CONFIG, "num_players": players},
-        seed=seed,
-        max_rounds=MAX_ROUNDS,
-        probe_matches=matches,
-        workers=workers,
-        progress=False,
-        decoders=True,
-        key_control=True,
-    )
-    sec = report["lineups"][0]["teams"][0]["secrecy"]
-    row = {"policy": policy, "players": players, "matches": matches, "seed": seed}
-    return row | {k: sec.get(k) for k in KEYS} | {"wall_seconds": round(time.perf_counter() - t0, 1)}
+    """The frontier's measurement of POLICY with the key control, its decoder figures only."""
+    r = frontier_measure(policy, matches, seed, workers, key_control=True)
+    row = {"policy": policy, "players": r["players"], "matches": matches, "seed": seed}
+    return row | {k: r["secrecy"].get(k) for k in KEYS} | {"wall_seconds": r["wall_seconds"]}
 
 
 def _gap(x: float | None, ci: list) -> str:

@@ -124,7 +124,8 @@ def file_command(script: str, rows: Iterable[dict], out: Path) -> str:
     return f"{command} --matches N [--seed S]{out_option(out)} (rows differ: each row's command measured it)"
 
 
-def measure(policy: str, matches: int, seed: int, workers: int = 2) -> dict:
+def measure(policy: str, matches: int, seed: int, workers: int = 2, key_control: bool = False) -> dict:
+    """POLICY's frontier row (``key_control``: with the partner without the key, ``key_control.py``)."""
     players = players_of(policy)
     lineup = [policy] + ["counter"] * (players // 2 - 1)
     t0 = time.perf_counter()
@@ -138,6 +139,7 @@ def measure(policy: str, matches: int, seed: int, workers: int = 2) -> dict:
         workers=workers,
         progress=False,
         decoders=True,
+        key_control=key_control,
     )
     team = report["lineups"][0]["teams"][0]
     sec = dict(team["secrecy"])

@@ -286,39 +286,57 @@ def test_listener_stays_quiet_without_a_sign():
     assert table.kinds_played(0) == {K.NOOP}
 
 
+class SeatTwoAtPlay:
+    """A 4-seat engine in play whose seat 2 is watched by a numpy bot and by its compiled row, both fed
+    seat 2's observation after every tick (``tick``); seat 0 is the only agent, so its proposal has no
+    voter and re-deals at once (Q20)."""
+
+    def __init__(self, bot, kind: str) -> None:
+        from quatro_env.quatro.encoding import ObservationEncoder
+        from quatro_env.quatro.engine import QuatroEngine
+
+        self.engine = QuatroEngine(QuatroConfig(bot_seats=(1, 2, 3)))
+        self.encoder, self.bot, self.row = ObservationEncoder(4), bot, BatchedBots(4, 1)
+        self.row.reset_rows(np.arange(1), BatchedBots.kind_ids([kind]))
+        self.obs = np.zeros((4, self.encoder.obs_dim), np.uint8)
+        self.encoder.encode(self.engine, self.engine.reset(2), (), self.obs)
+        ready = self.engine.codec.encode(K.READY)
+        while self.engine.phase != Phase.PLAY:
+            self.tick([ready if self.engine.legal_mask(0)[ready] else 0, 0, 0, 0])
+        self.act()
+
+    def act(self) -> None:
+        mask = self.engine.legal_mask(2)
+        self.bot.act(self.obs[2], mask)
+        self.row.act(self.obs[2:3], mask[None], np.full((1, self.row.num_draws), 0.5))
+
+    def tick(self, actions, order=None):
+        """One tick (in ``order`` if given), its observation encoded (the bots have not acted on it)."""
+        if order is not None:
+            self.engine.force_next_order(order)
+        result = self.engine.step(actions)
+        self.encoder.encode(self.engine, result.events, result.order, self.obs)
+        return result
+
+    def reshuffle_after(self, seat_1_action: int):
+        """Seat 1 plays ``seat_1_action``, then seat 0's proposal re-deals in the same tick."""
+        propose = self.engine.codec.encode(K.PROPOSE_RESHUFFLE)
+        result = self.tick([propose, seat_1_action, 0, 0], order=(1, 0, 2, 3))
+        assert {"exchange", "reshuffle"} <= {e.kind for e in result.events}
+        self.act()
+
+
+SEAT_1 = (1 - 2) % 4  # seat 1 as the bot at seat 2 sees it
+
+
 def test_counter_learns_nothing_from_a_reshuffle_tick_s_exchanges():
     """Q20: every exchange shown in a reshuffle tick came before the re-deal; folded in, the record
     said the exchanger surely held a card it no longer has (the bound was no longer sound)."""
-    from quatro_env.quatro.encoding import ObservationEncoder
-    from quatro_env.quatro.engine import QuatroEngine
-
-    n = 4
-    engine = QuatroEngine(QuatroConfig(bot_seats=(1, 2, 3)))  # seat 0's proposal has no voter
-    encoder, counter = ObservationEncoder(n), CounterBot(n, seed=0)
-    row = BatchedBots(n, 1)  # and its compiled row
-    row.reset_rows(np.arange(1), BatchedBots.kind_ids(["counter"]))
-    obs = np.zeros((n, encoder.obs_dim), np.uint8)
-
-    def both_act():
-        counter.act(obs[2], engine.legal_mask(2))
-        row.act(obs[2:3], engine.legal_mask(2)[None], np.full((1, row.num_draws), 0.5))
-
-    encoder.encode(engine, engine.reset(2), (), obs)
-    ready = engine.codec.encode(K.READY)
-    while engine.phase != Phase.PLAY:
-        result = engine.step([ready if engine.legal_mask(0)[ready] else 0, 0, 0, 0])
-        encoder.encode(engine, result.events, result.order, obs)
-    both_act()
-    engine.force_next_order((1, 0, 2, 3))  # seat 1 exchanges, then seat 0's proposal re-deals
-    result = engine.step(
-        [engine.codec.encode(K.PROPOSE_RESHUFFLE), engine.codec.encode(K.EXCHANGE, (0, 0)), 0, 0]
-    )
-    encoder.encode(engine, result.events, result.order, obs)
-    assert {"exchange", "reshuffle"} <= {e.kind for e in result.events}
-    both_act()
-    seat_1 = (1 - 2) % n  # as the counter at seat 2 sees it
-    assert sum(counter.known[seat_1]) == 0 and counter.unknown[seat_1] == 4
-    assert row.known[0, seat_1].sum() == 0 and row.runs[0, 1, seat_1] == 4  # the row's unknown count
+    table = SeatTwoAtPlay(CounterBot(4, seed=0), "counter")
+    table.reshuffle_after(table.engine.codec.encode(K.EXCHANGE, (0, 0)))
+    counter, row = table.bot, table.row
+    assert sum(counter.known[SEAT_1]) == 0 and counter.unknown[SEAT_1] == 4
+    assert row.known[0, SEAT_1].sum() == 0 and row.runs[0, 1, SEAT_1] == 4  # the row's unknown count
 
 
 def test_split_cover_forgets_what_seats_kept_at_a_reshuffle():
@@ -326,20 +344,9 @@ def test_split_cover_forgets_what_seats_kept_at_a_reshuffle():
     less those placed this round) say nothing of the new hands, and the reshuffle tick's exchanges all
     came before the re-deal; before, both stayed in the counts its neutral swaps avoid."""
     from quatro_env.bots import CoverBot
-    from quatro_env.quatro.encoding import ObservationEncoder
-    from quatro_env.quatro.engine import QuatroEngine
 
-    n = 4
-    engine = QuatroEngine(QuatroConfig(bot_seats=(1, 2, 3)))  # seat 0's proposal has no voter
-    encoder, cover = ObservationEncoder(n), CoverBot(n, seed=0, split=True)
-    row = BatchedBots(n, 1)  # and its compiled row
-    row.reset_rows(np.arange(1), BatchedBots.kind_ids(["cover:split=true"]))
-    obs = np.zeros((n, encoder.obs_dim), np.uint8)
-
-    def both_act():
-        cover.act(obs[2], engine.legal_mask(2))
-        row.act(obs[2:3], engine.legal_mask(2)[None], np.full((1, row.num_draws), 0.5))
-
+    table = SeatTwoAtPlay(CoverBot(4, seed=0, split=True), "cover:split=true")
+    engine, cover, row = table.engine, table.bot, table.row
     swapped: set[int] = set()
 
     def seat_1_swaps():  # gives a value other than the one it takes, and undoes no earlier swap
@@ -352,28 +359,15 @@ def test_split_cover_forgets_what_seats_kept_at_a_reshuffle():
         )
         return engine.codec.encode(K.EXCHANGE, (h, c))
 
-    encoder.encode(engine, engine.reset(2), (), obs)
-    ready = engine.codec.encode(K.READY)
-    while engine.phase != Phase.PLAY:
-        result = engine.step([ready if engine.legal_mask(0)[ready] else 0, 0, 0, 0])
-        encoder.encode(engine, result.events, result.order, obs)
-    both_act()
-    result = engine.step([0, seat_1_swaps(), 0, 0])
-    encoder.encode(engine, result.events, result.order, obs)
-    both_act()
-    swapped.update(e.data["taken"] // 4 for e in result.events if e.kind == "exchange")
-    swapped.update(e.data["placed"] // 4 for e in result.events if e.kind == "exchange")
-    seat_1 = (1 - 2) % n  # as the cover at seat 2 sees it
-    assert np.abs(cover.kept[seat_1]).sum() == 2 and np.abs(row.known[0, seat_1]).sum() == 2
+    result = table.tick([0, seat_1_swaps(), 0, 0])
+    table.act()
+    (swap,) = [e for e in result.events if e.kind == "exchange"]
+    swapped.update((swap.data["taken"] // 4, swap.data["placed"] // 4))
+    assert np.abs(cover.kept[SEAT_1]).sum() == 2 and np.abs(row.known[0, SEAT_1]).sum() == 2
     while not engine.legal_mask(1)[seat_1_swaps()]:  # the exchange cooldown (Q13)
-        result = engine.step([0, 0, 0, 0])
-        encoder.encode(engine, result.events, result.order, obs)
-        both_act()
-    engine.force_next_order((1, 0, 2, 3))  # seat 1 exchanges, then seat 0's proposal re-deals
-    result = engine.step([engine.codec.encode(K.PROPOSE_RESHUFFLE), seat_1_swaps(), 0, 0])
-    encoder.encode(engine, result.events, result.order, obs)
-    assert {"exchange", "reshuffle"} <= {e.kind for e in result.events}
-    both_act()
+        table.tick([0, 0, 0, 0])
+        table.act()
+    table.reshuffle_after(seat_1_swaps())
     assert not cover.kept.any() and not row.known[0].any()
 
 
