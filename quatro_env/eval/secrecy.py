@@ -528,10 +528,15 @@ def measure(
         nokey_view, _, blind, _ = _partner(blind_seqs, data, train, test, seed, fit, fit_strata, eves)
         nokey_tm, nokey_b = _auc_and_draws(y_test, blind, strata, w)
         nokey_cm, nokey_cm_b = _auc_and_draws(y_test, blind, by_count, w)
-        control = {"nokey_view": nokey_view, "nokey_tm_auc": _r(nokey_tm), "key_gap": _r(bob_tm - nokey_tm)}
-        control |= {"key_gap_ci95": percentile_ci95(bob_b - nokey_b), "nokey_cm_auc": _r(nokey_cm)}
-        control |= {"key_cm_gap": _r(bob_cm - nokey_cm)}
-        control["key_cm_gap_ci95"] = percentile_ci95(bob_cm_b - nokey_cm_b)
+        control = {
+            "nokey_view": nokey_view,
+            "nokey_tm_auc": _r(nokey_tm),
+            "key_gap": _r(bob_tm - nokey_tm),
+            "key_gap_ci95": percentile_ci95(bob_b - nokey_b),
+            "nokey_cm_auc": _r(nokey_cm),
+            "key_cm_gap": _r(bob_cm - nokey_cm),
+            "key_cm_gap_ci95": percentile_ci95(bob_cm_b - nokey_cm_b),
+        }
     return control | {
         "eve_tm_auc": _r(eve_tm),
         "bob_tm_auc": _r(bob_tm),
