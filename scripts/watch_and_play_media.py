@@ -71,7 +71,7 @@ def viewer_shots(browser, replay, folder: Path, out: Path) -> None:
 def live_shots(browser, out: Path, partner: str, opponents: str) -> None:
     config = QuatroConfig(tick_seconds=0.5, sign_phase_seconds=2.0, pause_seconds=3.0, **LIVE_DEFAULTS)
     table = LiveTable(config, 0, partner, opponents, seed=2)
-    server = ServerThread(create_app(table))
+    server = ServerThread(create_app(table, token=None))
     url = server.start()
     try:
         page = browser.new_page(viewport={"width": 900, "height": 1250})

@@ -8,12 +8,14 @@ Examples::
 
 It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise. Either way it answers
 only requests whose ``Host`` is a name it knows (``server.allowed_hosts``): a DNS-rebinding page sends
-its own domain name.
+its own domain name. And it answers only its own link: a secret token drawn at start (``--token`` to
+choose it) rides in the printed URL, so no other program on this machine or the network takes the seat.
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -51,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="also answer this host name (repeatable; e.g. a DNS name of this machine other machines use)",
     )
+    p.add_argument(
+        "--token",
+        default=None,
+        help="the secret the link carries (default: a fresh random one; at least 16 url-safe characters)",
+    )
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     return p
 
@@ -70,18 +77,25 @@ def make_config(args: argparse.Namespace) -> QuatroConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (served by ``serve``; checked here, before anything starts)
 
-        from quatro_env.play.server import allowed_hosts, create_app
+        from quatro_env.play.server import allowed_hosts, check_token, create_app, new_token
         from quatro_env.play.table import LiveTable
     except ImportError as err:
         print(f"quatro-play needs the [play] extra: {install_extra('play')} ({err})", file=sys.stderr)
         return 2
     try:
         config = make_config(args)
+        token = new_token() if args.token is None else check_token(args.token)
         table = LiveTable(config, args.seat, args.partner, args.opponents, args.seed)
     except ValueError as err:
         print(f"quatro-play: {one_line_error(err)}", file=sys.stderr)
+        return 2
+    try:
+        sock = listen(args.host, args.port)  # before the link is printed: --port 0 names the port it got
+    except OSError as err:
+        reason = err.strerror or err
+        print(f"quatro-play: cannot listen on {args.host} port {args.port}: {reason}", file=sys.stderr)
         return 2
     hosts, ip_literals = allowed_hosts(args.host, args.allow_host)
     if ip_literals:
@@ -91,16 +105,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
     url_host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address goes in brackets
-    url = f"http://{url_host}:{args.port}/"
-    print(f"quatro-play: seat {args.seat}, partner {args.partner}, opponents {args.opponents}: open {url}")
+    url = f"http://{url_host}:{sock.getsockname()[1]}/?token={token}"
+    who = f"seat {args.seat}, partner {args.partner}, opponents {args.opponents}"
+    print(f"quatro-play: {who}: open {url}", flush=True)  # flushed: a log or a pipe gets the link now
     if args.open:
         import threading
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    app = create_app(table, hosts, ip_literals)  # a DNS-rebinding name is refused (HTTP 400)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    app = create_app(table, hosts, ip_literals, token=token)  # a DNS-rebinding name: HTTP 400
+    serve(app, sock)
     return 0
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host`` (IPv4, IPv6 or a name) and ``port`` (0: a free one), listening."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family)
+
+
+def serve(app: Any, sock: socket.socket) -> None:
+    """Serve ``app`` on the bound ``sock`` until interrupted (tests replace this)."""
+    import uvicorn
+
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,11 @@ in and their view out (one ``frame`` message a tick). The socket carries the sea
 WebSocket to ``127.0.0.1``, and without the check another tab's page could read the hand and play the
 seat. ``allowed_hosts`` refuses other ``Host`` names too (a DNS-rebinding page has the same origin as
 its host, so only the host name tells it apart), and the page may not be framed by another site (a
-framing page could make a person's clicks land on it: clickjacking). A malformed or illegal message
+framing page could make a person's clicks land on it: clickjacking). None of that stops a program on
+this machine (any local user's, or a page's helper) or, off loopback, on the network: it sends whatever
+``Origin`` and ``Host`` it likes. So ``quatro-play`` draws a secret token a run and prints it in the
+page's link (as Jupyter does); the page and the socket answer only a request that carries it (HTTP 403
+otherwise). A malformed or illegal message
 gets an ``error`` message back and the table plays on; a dropped connection disconnects the seat (Q23)
 and a new connection reconnects it. The clock starts when the page first connects.
 """
@@ -18,6 +22,7 @@ import contextlib
 import ipaddress
 import json
 import re
+import secrets
 import socket
 from collections.abc import Sequence
 from typing import Any
@@ -57,14 +62,37 @@ def page_html(table: LiveTable) -> str:
 #: older ones; ``frame-ancestors`` is ignored in a ``<meta>`` tag, so it has to be a header)
 NO_FRAMING = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
 
+#: the page's link carries the token: no browser may pass it on in a ``Referer`` (the page fetches nothing,
+#: but a link a person follows from it would)
+PAGE_HEADERS = {**NO_FRAMING, "Referrer-Policy": "no-referrer"}
+
+#: the fewest characters ``--token`` takes: 16 random url-safe characters are 96 bits
+MIN_TOKEN_CHARS = 16
+
+
+def new_token() -> str:
+    """A fresh secret for one run's link: 22 url-safe characters (128 random bits)."""
+    return secrets.token_urlsafe(16)
+
+
+def check_token(token: str) -> str:
+    """``token`` if it can guard a seat, else a ValueError saying why (too short, or not url-safe)."""
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ValueError(f"token: at least {MIN_TOKEN_CHARS} characters, got {len(token)}")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", token):
+        raise ValueError("token: letters, digits, '-' and '_' only (it goes into the link as it is)")
+    return token
+
+
 MAX_MESSAGE_CHARS = 2000  # an action message is a few dozen characters
 
 
 class TableServer:
     """Holds the table, the one connected page and the clock task."""
 
-    def __init__(self, table: LiveTable) -> None:
+    def __init__(self, table: LiveTable, token: str | None = None) -> None:
         self.table = table
+        self.token = token
         self.client: WebSocket | None = None
         self.clock: asyncio.Task | None = None
         self.ticks_played = 0
@@ -95,12 +123,27 @@ class TableServer:
             if self.table.last_error:
                 await self.send({"type": "error", "message": self.table.last_error})
 
-    async def page(self, request) -> HTMLResponse:
-        return HTMLResponse(page_html(self.table), headers=NO_FRAMING)
+    def has_token(self, query: str | None) -> bool:
+        """Whether a request's ``token`` query parameter is this server's (always, where it has none)."""
+        if self.token is None:
+            return True
+        given = (query or "").encode()
+        return secrets.compare_digest(given, self.token.encode())  # in constant time: no guessing by timing
+
+    async def page(self, request) -> HTMLResponse | PlainTextResponse:
+        if not self.has_token(request.query_params.get("token")):
+            return PlainTextResponse(
+                "This table answers only its own link: open the URL quatro-play printed (it ends in"
+                " ?token=...).",
+                status_code=403,
+                headers=PAGE_HEADERS,
+            )
+        return HTMLResponse(page_html(self.table), headers=PAGE_HEADERS)
 
     async def socket(self, ws: WebSocket) -> None:
         origin = ws.headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != ws.headers.get("host"):
+        cross_site = origin is not None and urlsplit(origin).netloc != ws.headers.get("host")
+        if cross_site or not self.has_token(ws.query_params.get("token")):
             await ws.close(code=4003)  # before the handshake completes: refused (HTTP 403)
             return
         await ws.accept()
@@ -229,11 +272,18 @@ class HostCheck:
 
 
 def create_app(
-    table: LiveTable, allowed_hosts: Sequence[str] | None = None, ip_literals: bool = False
+    table: LiveTable,
+    allowed_hosts: Sequence[str] | None = None,
+    ip_literals: bool = False,
+    *,
+    token: str | None,
 ) -> Starlette:
     """The app; ``allowed_hosts`` (e.g. :data:`LOOPBACK_HOSTS`): the ``Host`` names it answers, or any
-    (None); with ``ip_literals``, a ``Host`` that is an IP address too (see :func:`host_allowed`)."""
-    server = TableServer(table)
+    (None); with ``ip_literals``, a ``Host`` that is an IP address too (see :func:`host_allowed`).
+
+    ``token``: the secret the page's link and its socket must carry (``?token=...``; see
+    :func:`new_token`), or None for none. Every caller says which: ``quatro-play`` always draws one."""
+    server = TableServer(table, None if token is None else check_token(token))
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

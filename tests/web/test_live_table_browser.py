@@ -18,14 +18,15 @@ from quatro_env.quatro.config import QuatroConfig
 from tests.web.browser import ServerThread
 
 TICK = 0.25
+TOKEN = "browser-tests-token-0123"  # the page reads it from its link and shows it to the socket
 
 
 @pytest.fixture()
 def live(browser):
     config = QuatroConfig(tick_seconds=TICK, sign_phase_seconds=2.0, **LIVE_DEFAULTS)
     table = LiveTable(config, human_seat=0, partner="honest", opponents="idle", seed=5)
-    server = ServerThread(create_app(table))
-    url = server.start()
+    server = ServerThread(create_app(table, token=TOKEN))
+    url = server.start() + f"?token={TOKEN}"
     page = browser.new_page(viewport={"width": 900, "height": 1300})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

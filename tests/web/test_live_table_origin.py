@@ -15,9 +15,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from urllib.parse import urlsplit
 
 import pytest
 
+from quatro_env.play import cli
 from quatro_env.play.cli import LIVE_DEFAULTS, main
 from quatro_env.play.server import LOOPBACK_HOSTS, allowed_hosts, create_app, host_allowed
 from quatro_env.play.table import LiveTable
@@ -30,7 +32,7 @@ from tests.web.browser import ServerThread
 def served(request):
     need_module("websockets", "play")
     table = LiveTable(QuatroConfig(sign_phase_seconds=2.0, **LIVE_DEFAULTS), 0, "honest", "idle", seed=3)
-    server = ServerThread(create_app(table, request.param))
+    server = ServerThread(create_app(table, request.param, token=None))  # the token: its own tests
     url = server.start()
     try:
         yield url
@@ -79,7 +81,7 @@ def test_on_loopback_another_host_name_is_refused(served):
 
 def _status(url: str, host: str | None = None) -> int:
     """The HTTP status of ``GET url``, sent with the ``Host`` header ``host`` (with the url's port)."""
-    port = url.rstrip("/").rsplit(":", 1)[1]
+    port = urlsplit(url).port
     headers = {} if host is None else {"Host": f"{host}:{port}"}
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
@@ -88,14 +90,25 @@ def _status(url: str, host: str | None = None) -> int:
         return err.code
 
 
+#: the token the CLI apps below are started with (``?token=`` of every request to them)
+TOKEN = "origin-tests-token-0123"
+
+
 def _cli_app(monkeypatch, *args: str):
-    """The app ``quatro-play ARGS`` serves; uvicorn.run is replaced, so nothing listens on ``--host``
-    (the tests serve the app on loopback and send the ``Host`` headers a browser would)."""
-    uvicorn = need_module("uvicorn", "play")
+    """The app ``quatro-play ARGS`` serves; its listening and serving are replaced, so nothing listens
+    on ``--host`` (the tests serve the app on loopback and send the ``Host`` headers a browser would)."""
+    need_module("uvicorn", "play")
     apps = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: apps.append(app))
-    assert main(["--partner", "idle", *args]) == 0
+    monkeypatch.setattr(cli, "listen", lambda host, port: socket.create_server(("127.0.0.1", 0)))
+    monkeypatch.setattr(cli, "serve", lambda app, sock: (apps.append(app), sock.close()))
+    assert main(["--partner", "idle", "--token", TOKEN, *args]) == 0
     return apps[0]
+
+
+def _start(app) -> tuple[ServerThread, str]:
+    """The CLI's app served on loopback, and its link (with the token)."""
+    server = ServerThread(app)
+    return server, server.start() + f"?token={TOKEN}"
 
 
 @pytest.mark.parametrize("served", [None, LOOPBACK_HOSTS], indirect=True)
@@ -109,7 +122,7 @@ def test_the_page_forbids_every_site_to_frame_it(served):
 
 def test_a_framing_page_gets_neither_the_page_nor_the_seat(browser):
     table = LiveTable(QuatroConfig(sign_phase_seconds=30.0, **LIVE_DEFAULTS), 0, "honest", "idle", seed=3)
-    app = create_app(table, LOOPBACK_HOSTS)
+    app = create_app(table, LOOPBACK_HOSTS, token=None)
     server = ServerThread(app)
     url = server.start()
     framing = f'<iframe id="f" src="{url}" width="900" height="900" style="opacity: 0.01"></iframe>'.encode()
@@ -148,8 +161,7 @@ def test_off_loopback_a_rebinding_name_is_refused_an_address_or_a_known_name_ans
     app = _cli_app(monkeypatch, "--host", "0.0.0.0", "--allow-host", "Quatro.LAN")
     warning = capsys.readouterr().err
     assert "reachable from other machines" in warning and "quatro.lan" in warning.lower()
-    server = ServerThread(app)
-    url = server.start()
+    server, url = _start(app)
     try:
         for name in ("rebind.attacker.example", "quatro.lan.attacker.example", "localhost.example"):
             assert _status(url, name) == 400, name
@@ -160,11 +172,12 @@ def test_off_loopback_a_rebinding_name_is_refused_an_address_or_a_known_name_ans
         from websockets.exceptions import InvalidStatus
         from websockets.sync.client import connect
 
-        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        port = urlsplit(url).port
         rebound = f"rebind.attacker.example:{port}"  # the socket too (its Host and Origin agree)
         sock = socket.create_connection(("127.0.0.1", port))  # the name resolved to this machine
         with sock, pytest.raises(InvalidStatus) as refused:
-            connect(f"ws://{rebound}/ws", sock=sock, origin=f"http://{rebound}", open_timeout=10)
+            ws_url, origin = f"ws://{rebound}/ws?token={TOKEN}", f"http://{rebound}"
+            connect(ws_url, sock=sock, origin=origin, open_timeout=10)
         assert refused.value.response.status_code == 400
         assert app.state.server.client is None
     finally:
@@ -172,8 +185,7 @@ def test_off_loopback_a_rebinding_name_is_refused_an_address_or_a_known_name_ans
 
 
 def test_on_loopback_an_address_other_than_loopback_is_refused_an_allowed_name_answered(monkeypatch):
-    server = ServerThread(_cli_app(monkeypatch, "--allow-host", "quatro.test"))
-    url = server.start()
+    server, url = _start(_cli_app(monkeypatch, "--allow-host", "quatro.test"))
     try:
         assert [_status(url, name) for name in ("localhost", "[::1]", "quatro.test")] == [200] * 3
         assert [_status(url, name) for name in ("192.168.1.20", "rebind.example")] == [400] * 2
@@ -201,7 +213,7 @@ def test_quatro_play_on_ipv6_loopback_answers_its_own_address(monkeypatch):
     except OSError as err:
         pytest.skip(f"no IPv6 loopback here ({err}); host_allowed is tested directly above")
     server = ServerThread(_cli_app(monkeypatch, "--host", "::1"), host="::1")
-    url = server.start()
+    url = server.start() + f"?token={TOKEN}"
     try:
         assert url.startswith("http://[::1]:")
         assert _status(url) == 200  # Host: [::1]:PORT, as a browser sends it

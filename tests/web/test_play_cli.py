@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
+
+import pytest
 
 from quatro_env.play.cli import main
 from tests.extras import need_module
@@ -26,16 +30,19 @@ def test_bad_arguments_exit_2_with_a_message(capsys):
     assert "unknown bot 'no_such_bot'" in capsys.readouterr().err
 
 
-def test_quatro_play_serves_the_page_on_loopback():
+def test_quatro_play_serves_the_page_on_loopback_at_its_printed_link_only():
     need_module("uvicorn", "play")
     port = _free_port()
     cmd = [sys.executable, "-m", "quatro_env.play.cli", "--port", str(port), "--partner", "idle"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        printed = proc.stdout.readline()
+        link = re.search(r"open (http://127\.0\.0\.1:(\d+)/\?token=[A-Za-z0-9_-]{22})$", printed.strip())
+        assert link is not None and int(link[2]) == port, printed
         deadline = time.monotonic() + 60
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:
+                with urllib.request.urlopen(link[1], timeout=2) as response:
                     page = response.read().decode()
                 break
             except OSError:
@@ -44,6 +51,9 @@ def test_quatro_play_serves_the_page_on_loopback():
                 time.sleep(0.2)
         assert "Quatro live table" in page and '"seat": 0' in page
         assert "<script src" not in page  # nothing fetched from elsewhere
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the same page without the link's token
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10)
+        assert refused.value.code == 403
     finally:
         proc.terminate()
         proc.wait(15)

@@ -76,7 +76,10 @@
     for (const t of frame.events) ev.prepend(el("div", null, `tick ${frame.tick - 1}: ${t}`));
   }
   function connect() {
-    socket = new WebSocket(`ws://${location.host}/ws`);
+    // the page's link carries the table's token; the socket must show it too
+    const token = new URLSearchParams(location.search).get("token");
+    const query = token === null ? "" : `?token=${encodeURIComponent(token)}`;
+    socket = new WebSocket(`ws://${location.host}/ws${query}`);
     socket.onopen = () => { document.getElementById("conn").textContent = "connected"; };
     socket.onclose = () => { document.getElementById("conn").textContent = "disconnected"; };
     socket.onmessage = (msg) => {
