@@ -225,3 +225,32 @@ def test_gae_matches_the_recursion_written_out_and_stops_at_episode_ends():
     b0 = r[0, 1] + gamma * v[1, 1] - v[0, 1] + gamma * lam * b1
     torch.testing.assert_close(adv[:, 1], torch.stack([b0, b1, b2]))
     torch.testing.assert_close(ret, adv + v)
+
+
+def test_a_max_rounds_truncation_is_seen_coming_so_the_trainer_does_not_bootstrap_past_it():
+    """Project decision (docs/ppo.md, "Truncation"): the trainer cuts GAE at a table that ends by
+    ``max_rounds`` (a truncation) as at a terminated one. That is right only if the end is a function of
+    what a seat observes: the round number is in every observation (Q27's table block) and the limit is
+    the config's, so the last round is seen as the last, and nothing beyond the table's end is its value."""
+    from quatro_env import quatro_v0
+
+    max_rounds = 2
+    env = quatro_v0.parallel_env(episode="match", max_rounds=max_rounds, points_to_win=3, round_seconds=5)
+    at = env.encoder.offsets["table.round"]
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seen: list[int] = []
+    for _ in range(10_000):
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        obs, _, terms, truncs, _ = env.step(actions)
+        rounds = {int(o["observation"][at]) for o in obs.values()}
+        assert rounds == {env.engine.round_index}  # every seat sees the round it is in
+        seen.append(rounds.pop())
+        if any(truncs.values()) or any(terms.values()):
+            break
+    assert all(truncs.values()) and not any(terms.values())  # 3 points cannot be reached in 2 rounds
+    assert seen[-1] == max_rounds and max_rounds - 1 in seen  # the last round is observed as the last
+    from quatro_env.quatro.config import QuatroConfig
+    from quatro_env.quatro.encoding import CLIP
+
+    assert QuatroConfig().max_rounds <= CLIP  # the field is a byte, clipped: the default limit fits it
