@@ -1,4 +1,5 @@
-"""``quatro-replay FILE -o match.html [--seat K]``: check a replay against the engine, write its viewer."""
+"""``quatro-replay FILE -o match.html [--seat K] [--partial]``: check a replay against the engine, write its
+viewer."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="embed only this seat's view (its observations, nothing hidden)",
     )
     p.add_argument("--no-verify", action="store_true", help="skip re-simulating the match through the engine")
+    p.add_argument(
+        "--partial",
+        action="store_true",
+        help="view a match cut short (no end line: a crash or Ctrl-C) up to its last whole tick",
+    )
     return p
 
 
@@ -33,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out = args.output or args.replay.with_name(args.replay.name.split(".")[0] + ".html")
     try:
-        replay = load(args.replay, verify_engine=not args.no_verify)
+        replay = load(args.replay, verify_engine=not args.no_verify, partial=args.partial)
         write_html(replay, out, seat=args.seat)
     except (ReplayFormatError, ReplayMismatchError, ValueError) as err:
         print(f"quatro-replay: {args.replay}: {err}", file=sys.stderr)
@@ -43,7 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"quatro-replay: {err.filename or args.replay}: {reason}", file=sys.stderr)
         return 2
     views = "omniscient + every seat" if args.seat is None else f"seat {args.seat} only"
-    print(f"wrote {out} ({len(replay.frames) - 1} ticks, {views})")
+    cut = "" if replay.complete else "; cut short: the match has no end line"
+    print(f"wrote {out} ({len(replay.frames) - 1} ticks, {views}{cut})")
     return 0
 
 

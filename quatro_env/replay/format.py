@@ -77,10 +77,13 @@ def decode_observation_text(text: Any, obs_dim: int, where: str) -> np.ndarray:
 
 
 def open_text(path: str | Path, mode: str) -> IO[str]:
+    """A replay file as text; gzip by its ``.gz`` suffix. A plain file is written a line at a time, so a
+    process killed mid-match leaves every line it finished (read them with ``partial``); a gzip stream
+    keeps its buffer (a flush a line would cost its compression)."""
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, mode + "t", encoding="utf-8")
-    return open(path, mode, encoding="utf-8")
+    return open(path, mode, encoding="utf-8", buffering=1 if "w" in mode else -1)
 
 
 class ReplayWriter:

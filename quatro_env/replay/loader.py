@@ -6,6 +6,9 @@ The file is read a line at a time under :data:`MAX_LINE_CHARS` and :data:`MAX_RE
 small ``.jsonl.gz`` that decompresses to gigabytes (a gzip bomb) is refused, not held in memory.
 With ``verify=True`` (the default) the match is played again from the recorded seed and actions;
 any difference in events, order, points, state or observations raises :class:`ReplayMismatchError`.
+A match cut short (a crash, Ctrl-C, a killed process) leaves no ``end`` line, and perhaps a torn last
+line or a gzip stream without its end: ``partial=True`` reads it up to its last whole tick (still
+checked against the engine tick by tick); without it such a file is refused as truncated.
 """
 
 from __future__ import annotations
@@ -79,6 +82,11 @@ class Replay:
     @property
     def num_players(self) -> int:
         return self.config.num_players
+
+    @property
+    def complete(self) -> bool:
+        """Whether the file has its ``end`` line (False only for a match cut short, read with ``partial``)."""
+        return bool(self.end)
 
 
 def _need(record: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -174,15 +182,23 @@ def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_ti
     )
 
 
-def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+def _numbered_lines(path: Path, partial: bool = False) -> Iterator[tuple[int, str]]:
     """The file's lines, numbered from 1, read one at a time (never more than the caps above in memory:
-    ``list(fh)`` would decompress a whole gzip bomb first)."""
+    ``list(fh)`` would decompress a whole gzip bomb first). With ``partial``, a gzip stream that stops
+    before its end (a killed writer) ends the lines where it stops."""
     total = 0
     with open_text(path, "r") as fh:
         for number in itertools.count(1):
             try:
                 line = fh.readline(MAX_LINE_CHARS + 1)  # one character more tells a line over the cap
-            except (OSError, UnicodeDecodeError, EOFError) as err:
+            except EOFError as err:
+                if partial:
+                    return
+                raise ReplayFormatError(
+                    f"replay {str(path)!r}: cannot be read as text ({err}; a writer killed mid-match: "
+                    f"{PARTIAL_HINT})"
+                ) from None
+            except (OSError, UnicodeDecodeError) as err:
                 raise ReplayFormatError(f"replay {str(path)!r}: cannot be read as text ({err})") from None
             if not line:
                 return
@@ -199,15 +215,22 @@ def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def read(path: str | Path) -> Replay:
-    """Parse and validate a replay file without re-simulating it."""
+#: how a replay cut short is read anyway (in the error that refuses it)
+PARTIAL_HINT = "`quatro-replay --partial` (read(..., partial=True)) views it up to its last whole tick"
+
+
+def read(path: str | Path, partial: bool = False) -> Replay:
+    """Parse and validate a replay file without re-simulating it. ``partial``: accept a match cut short
+    (no ``end`` line; a last line torn mid-write is dropped, any other bad line is still refused)."""
     path = Path(path)
     if not path.is_file():
         raise ReplayFormatError(f"replay {str(path)!r}: no such file")
     replay: Replay | None = None
     blank = 0
-    for number, line in _numbered_lines(path):
+    for number, line in _numbered_lines(path, partial):
         where = f"line {number}"
+        if partial and not line.endswith("\n") and not _parses(line):
+            break  # the last line, torn: the writer ends every line it finished with a newline
         if not line.strip():  # the writer writes none; a few are forgiven, millions would spin for minutes
             blank += 1
             if blank > MAX_BLANK_LINES:
@@ -218,7 +241,10 @@ def read(path: str | Path) -> Replay:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ReplayFormatError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
+            torn = "" if line.endswith("\n") else f"; the last line, torn: a match cut short? {PARTIAL_HINT}"
+            raise ReplayFormatError(
+                f"{where}: not valid JSON ({err.msg} at column {err.colno}){torn}"
+            ) from None
         except ValueError as err:  # an integer of more than 4300 digits: Python's int-string limit
             raise ReplayFormatError(f"{where}: not valid JSON here ({err})") from None
         except RecursionError:  # e.g. a hundred thousand nested brackets: the parser recurses
@@ -253,9 +279,19 @@ def read(path: str | Path) -> Replay:
         raise ReplayFormatError(f"replay {str(path)!r}: the file is empty")
     if not replay.frames:
         raise ReplayFormatError(f"replay {str(path)!r}: no 'reset' line")
-    if not replay.end:
-        raise ReplayFormatError(f"replay {str(path)!r}: truncated (no 'end' line)")
+    if not replay.end and not partial:
+        raise ReplayFormatError(
+            f"replay {str(path)!r}: truncated (no 'end' line: a match cut short; {PARTIAL_HINT})"
+        )
     return replay
+
+
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _compare(what: str, where: str, recorded: Any, replayed: Any) -> None:
@@ -301,14 +337,16 @@ def verify(replay: Replay) -> None:
         _compare("state", where, frame.state, _json(engine_state(engine)))
         _compare("observations", where, encode_observations(frame.observations), encode_observations(obs))
     end = replay.end
+    if not end:  # a match cut short (read with ``partial``): every tick it has was checked
+        return
     _compare("final scores", "end", end.get("scores"), list(engine.scores))
     _compare("winners", "end", end.get("winners"), list(engine.winners))
     _compare("tick count", "end", end.get("ticks"), len(replay.frames) - 1)
 
 
-def load(path: str | Path, verify_engine: bool = True) -> Replay:
-    """Read a replay and (by default) check it against the engine; return it."""
-    replay = read(path)
+def load(path: str | Path, verify_engine: bool = True, partial: bool = False) -> Replay:
+    """Read a replay and (by default) check it against the engine; return it. ``partial``: :func:`read`."""
+    replay = read(path, partial)
     if verify_engine:
         verify(replay)
     return replay
