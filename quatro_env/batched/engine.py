@@ -29,7 +29,8 @@ import torch
 from quatro_env.batched import schema
 from quatro_env.batched.constants import MAX_POINTS, MAX_ROUNDS, MAX_TICKS
 from quatro_env.batched.program import layout as L
-from quatro_env.batched.schema import STATE_FIELDS
+from quatro_env.batched.schema import CONFIG_KEY, STATE_FIELDS
+from quatro_env.common.cli import one_line_error as one_line
 from quatro_env.common.strict import as_flag, as_int
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 from quatro_env.quatro.cards import deck_size, num_values
@@ -236,23 +237,29 @@ class BatchedQuatroEngine:
         values = self.hands.long() // 4  # a card's value (quatro.cards)
         return (values == values[..., :1]).all(-1) & self.in_play.unsqueeze(1)
 
-    def state_dict(self) -> dict[str, torch.Tensor]:
-        """A copy of every table's state and last outputs (:data:`STATE_FIELDS`), for checkpoints."""
-        return {name: getattr(self, name).clone() for name in STATE_FIELDS}
+    def state_dict(self) -> dict[str, torch.Tensor | str]:
+        """A copy of every table's state and last outputs (:data:`STATE_FIELDS`), for checkpoints, and
+        the config that played them (``"config"``, JSON)."""
+        state: dict[str, torch.Tensor | str] = {name: getattr(self, name).clone() for name in STATE_FIELDS}
+        state[CONFIG_KEY] = self.config.model_dump_json()
+        return state
 
-    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+    def load_state_dict(self, state: dict[str, torch.Tensor | str]) -> None:
         """Restore :meth:`state_dict`; a missing, unknown, ill-shaped or out-of-range entry is refused by
-        name before anything changes. The masks are derived again from the loaded state (the rules
-        decide legality, not the file), with the kinds ``sample_actions`` draws from; the observations
-        are taken as saved (the events they show are not saved). The state names no config: load it
-        into an engine of the config that wrote it (the trainer checks its ``env_config``). The last
-        step's results (``rewards``, ``done``, ``final_scores``...) are cleared."""
+        name before anything changes, and so is a state played under another config (its clocks, scores
+        and seats mean that config's rules; a state saved before the config was recorded has none and is
+        taken as it is). The masks are derived again from the loaded state (the rules decide legality,
+        not the file), with the kinds ``sample_actions`` draws from; the observations are taken as saved
+        (the events they show are not saved). The last step's results (``rewards``, ``done``,
+        ``final_scores``...) are cleared."""
         if not isinstance(state, dict):
             raise ValueError(f"engine state: a dict of tensors, got {type(state).__name__}")
         missing = sorted(set(STATE_FIELDS) - set(state))
-        unknown = sorted(set(state) - set(STATE_FIELDS), key=repr)  # keys of any type
+        unknown = sorted(set(state) - {*STATE_FIELDS, CONFIG_KEY}, key=repr)  # keys of any type
         if missing or unknown:
             raise ValueError(f"engine state: missing {missing}, unknown {unknown}")
+        if CONFIG_KEY in state:
+            self._check_config(state[CONFIG_KEY])
         for name in STATE_FIELDS:
             value, current = state[name], getattr(self, name)
             if not isinstance(value, torch.Tensor):
@@ -270,6 +277,19 @@ class BatchedQuatroEngine:
         for field in schema.RESULTS:
             getattr(self, field.name).fill_(field.fill)
         self._derive_masks(self._view(self._all_rows), True, self.masks)
+
+    def _check_config(self, saved: Any) -> None:
+        """Refuse a state's recorded config (JSON) unless it is this engine's, naming what differs."""
+        if not isinstance(saved, str):
+            raise ValueError(f"engine state: config must be JSON text, got {type(saved).__name__}")
+        try:
+            theirs = QuatroConfig.model_validate_json(saved).model_dump()
+        except ValueError as err:  # pydantic's ValidationError is a ValueError
+            raise ValueError(f"engine state: config is not a valid QuatroConfig ({one_line(err)})") from None
+        ours = self.config.model_dump()
+        differ = [f"{k} {theirs[k]!r} (this engine: {ours[k]!r})" for k in ours if theirs[k] != ours[k]]
+        if differ:
+            raise ValueError(f"engine state: played under another config: {'; '.join(differ)}")
 
     def illegal_reason(self, table: int, seat: int, action: int) -> str | None:
         """Why ``action`` is not legal for ``seat`` of ``table`` this tick, or None (Q29).

@@ -177,6 +177,8 @@ Scratch = namedtuple("Scratch", [f.name for f in SCRATCH])
 TABLE_STATE = tuple(f.name for f in STATE)
 #: what a checkpoint holds (``state_dict``): the game state and the last outputs
 STATE_FIELDS = (*TABLE_STATE, "observations", "masks")
+#: and the config that played it, as JSON (a state loads only into an engine of the same config)
+CONFIG_KEY = "config"
 
 
 def allocate(

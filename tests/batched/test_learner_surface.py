@@ -9,6 +9,7 @@ import torch
 from quatro_env.batched import BatchedQuatroEngine, schema
 from quatro_env.batched.engine import STATE_FIELDS
 from quatro_env.quatro.cards import is_quartet
+from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.engine import Phase
 
 
@@ -38,13 +39,18 @@ def test_teams_signs_and_quartet_holders_follow_the_rules():
 def test_state_dict_restores_a_table_set_exactly():
     engine = _played(seed=1)
     saved = engine.state_dict()
-    assert set(saved) == set(STATE_FIELDS)
+    assert set(saved) == {*STATE_FIELDS, "config"}
+    assert QuatroConfig.model_validate_json(saved["config"]) == engine.config  # the config that played it
     gen = torch.Generator().manual_seed(5)
     actions = [engine.sample_actions(gen) for _ in range(1)]
     after = engine.step(actions[0]).observations.clone()
     other = BatchedQuatroEngine(16, seed=99, sign_phase_seconds=2.0, round_seconds=30.0)
     other.load_state_dict(saved)
     assert torch.equal(other.step(actions[0]).observations, after)
+
+
+def _json(**fields) -> str:
+    return QuatroConfig(**fields).model_dump_json()
 
 
 @pytest.mark.parametrize(
@@ -54,6 +60,21 @@ def test_state_dict_restores_a_table_set_exactly():
         (lambda s: s.update(secret=torch.zeros(1)), r"unknown \['secret'\]"),
         (lambda s: s.update(tick=s["tick"].float()), r"tick must be torch.int32"),
         (lambda s: s.update(scores=s["scores"][:1]), r"scores must be torch.int8\[16, 2\]"),
+        (
+            lambda s: s.update(
+                config=QuatroConfig(sign_phase_seconds=2.0, round_seconds=60.0).model_dump_json()
+            ),
+            r"^engine state: played under another config: round_seconds 60.0 \(this engine: 30.0\)$",
+        ),
+        (
+            lambda s: s.update(config=_json(round_seconds=30.0, bot_seats=[1])),
+            r"sign_phase_seconds 30.0 \(this engine: 2.0\); bot_seats \(1,\) \(this engine: \(\)\)$",
+        ),
+        (
+            lambda s: s.update(config='{"num_players": 5}'),
+            r"config is not a valid QuatroConfig \(num_players",
+        ),
+        (lambda s: s.update(config=b"{}"), r"config must be JSON text, got bytes"),
     ],
 )
 def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change, named):
@@ -63,7 +84,17 @@ def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change
     change(state)
     with pytest.raises(ValueError, match=named):
         engine.load_state_dict(state)
-    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
+    assert all(torch.equal(before[k], engine.state_dict()[k]) for k in STATE_FIELDS)
+
+
+def test_a_state_saved_before_the_config_was_recorded_still_loads():
+    """Resume files written before 0.2 hold no ``config`` (the trainer checks its ``env_config``)."""
+    engine = _played(seed=3)
+    state = engine.state_dict()
+    del state["config"]
+    other = BatchedQuatroEngine(16, seed=99, sign_phase_seconds=2.0, round_seconds=30.0)
+    other.load_state_dict(state)
+    assert all(torch.equal(state[k], other.state_dict()[k]) for k in STATE_FIELDS)
 
 
 DIMS = schema.Dims(n=4, T=2, deck=20)  # the tables of ``_played``
@@ -96,7 +127,7 @@ def test_a_value_the_rules_never_hold_is_refused_by_name_and_changes_nothing(fie
     named = rf"values the rules never hold: {field.name}: {lo}\.\.{hi - 1}, got {bad}"
     with pytest.raises(ValueError, match=named):
         engine.load_state_dict(state)
-    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
+    assert all(torch.equal(before[k], engine.state_dict()[k]) for k in STATE_FIELDS)
 
 
 def test_loaded_masks_are_derived_from_the_state_and_sampling_follows_them():

@@ -22,7 +22,7 @@ def test_engine_tensors_are_the_declared_fields(n):
         assert tuple(t.shape) == (3, *dims.resolve(f.shape)), f.name
     by_hand = sum(getattr(eng, f.name).element_size() * getattr(eng, f.name)[0].numel() for f in schema.STATE)
     assert eng.state_bytes_per_table == by_hand == schema.bytes_per_table(schema.STATE, dims)
-    assert set(eng.state_dict()) == set(schema.STATE_FIELDS)
+    assert set(eng.state_dict()) == {*schema.STATE_FIELDS, schema.CONFIG_KEY}
 
 
 def test_every_field_is_declared_once_with_a_meaning():
