@@ -124,7 +124,8 @@ class TableServer:
                 await self.send({"type": "error", "message": self.table.last_error})
 
     def has_token(self, query: str | None) -> bool:
-        """Whether a request's ``token`` query parameter is this server's (always, where it has none)."""
+        """Whether a request's ``token`` query parameter is this server's (any request passes a server
+        made without a token)."""
         if self.token is None:
             return True
         given = (query or "").encode()
