@@ -5,8 +5,9 @@ without the key (``quatro-eval --decoders --key-control``; docs/evaluation.md, "
 
 Each policy plays the frontier's matches (``scripts/secrecy_frontier.py``: against ``counter``, the PPO
 evaluation config, seed 0, seats rotated), so Eve's and Bob's figures are the frontier table's again (a
-check) and the new ones are ``nokey_*`` and ``key_*``. Rows go to ``--out``/key_control.json (one per
-policy, replaced when measured again) and a table to key_control.md.
+check) and the new ones are ``nokey_*``, ``hand_count_*`` (the partner counting cards with his hand, no
+fitted weight) and ``key_*`` (the floors: Bob minus the better of the two without the key). Rows go to
+``--out``/key_control.json (one per policy, replaced when measured again) and a table to key_control.md.
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ from quatro_env.common.cli import OneLineParser, int_in, output_dir_problem
 
 KEYS = ("eve_tm_auc", "bob_tm_auc", "gap", "gap_ci95", "eve_cm_auc", "bob_cm_auc", "cm_gap", "cm_gap_ci95")
 KEYS += ("nokey_tm_auc", "key_gap", "key_gap_ci95", "nokey_cm_auc", "key_cm_gap", "key_cm_gap_ci95")
+KEYS += (
+    "hand_count_tm_auc",
+    "hand_count_cm_auc",
+    "key_floor",
+    "key_floor_ci95",
+    "key_cm_floor",
+    "key_cm_floor_ci95",
+)
 KEYS += ("bob_view", "nokey_view", "train_matches", "test_matches")
 
 
@@ -31,8 +40,8 @@ def measure(policy: str, matches: int, seed: int, workers: int) -> dict:
     return row | {k: r["secrecy"].get(k) for k in KEYS} | {"wall_seconds": r["wall_seconds"]}
 
 
-def _gap(x: float | None, ci: list) -> str:
-    return "—" if x is None or ci[0] is None else f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+def _gap(x: float | None, ci: list | None) -> str:
+    return "—" if x is None or ci is None or ci[0] is None else f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
 
 
 def _three(*aucs: float | None) -> str:
@@ -40,22 +49,25 @@ def _three(*aucs: float | None) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    """The rows as markdown: Eve, Bob, the gap, Bob without the key and the key's gap, both views."""
+    """The rows as markdown: Eve, Bob, the gap, Bob without the key and the key's gap, both views; the
+    hand counter and the key's floor (rows measured before it: —)."""
     lines = [
         "| policy | Eve / Bob / Bob without the key, time-matched | gap | key gap "
         "| Eve / Bob / Bob without the key, count-matched | count-matched gap | key count-matched gap "
-        "| Bob's view / without the key |",
-        "|---|---|---|---|---|---|---|---|",
+        "| hand counter, time / count-matched | key floor, count-matched | Bob's view / without the key |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r["eve_tm_auc"] is None:
-            lines.append(f"| {r['policy']} | no quartet | | | | | | |")
+            lines.append(f"| {r['policy']} | no quartet | | | | | | | | |")
             continue
         tm = _three(r["eve_tm_auc"], r["bob_tm_auc"], r["nokey_tm_auc"])
         cm = _three(r["eve_cm_auc"], r["bob_cm_auc"], r["nokey_cm_auc"])
-        gaps = [_gap(r[k], r[f"{k}_ci95"]) for k in ("gap", "key_gap", "cm_gap", "key_cm_gap")]
+        keys = ("gap", "key_gap", "cm_gap", "key_cm_gap", "key_cm_floor")
+        gaps = [_gap(r.get(k), r.get(f"{k}_ci95")) for k in keys]
+        hand = _three(r.get("hand_count_tm_auc"), r.get("hand_count_cm_auc"))
         views = f"{r['bob_view']} / {r['nokey_view']}"
-        cells = [r["policy"], tm, gaps[0], gaps[1], cm, gaps[2], gaps[3], views]
+        cells = [r["policy"], tm, gaps[0], gaps[1], cm, gaps[2], gaps[3], hand, gaps[4], views]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -106,6 +106,24 @@ def card_count_features(eve: np.ndarray, num_players: int) -> np.ndarray:
     return np.eye(LEDGER_CLIP + 1, dtype=np.uint8)[counts].reshape(len(eve), -1)
 
 
+def hand_card_count(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
+    """[ticks]: the measured member's card count as its partner can read it without the key: Eve's card
+    count (:func:`card_count`: the last seat of her view) with the values of which the partner's own
+    hand (``extra``, the partner's private block) holds a copy ruled out too, since a quartet holds all
+    four copies.
+
+    Why: the gap counts the partner's hand as well as the key, and a decoder fitted on a few hundred
+    quartets does not learn to count with the hand any more than Eve learns to count. This fixed reader
+    (no fitted weight, the sign never read) is the key control's second partner without the key, so
+    the key's share is measured against the better of the two (``secrecy.measure``, ``key_control``)."""
+    off, v = ObservationEncoder(num_players).offsets, num_values(num_players)
+    kept = np.clip(kept_copies(eve, num_players), 0, None)
+    at = off["self.hand"]  # the private block opens every observation: the same offsets
+    partner_copies = extra[:, at : at + 4 * v].reshape(len(extra), 4, v).sum(axis=1, dtype=np.int64)
+    possible = _unseen(eve, num_players, kept)[:, -1] & (partner_copies == 0)
+    return np.where(possible, np.minimum(kept[:, -1], LEDGER_CLIP), 0).max(axis=1)
+
+
 def keyed_features(eve: np.ndarray, extra: np.ndarray, num_players: int) -> np.ndarray:
     """[ticks, seats]: for each seat of Eve's egocentric view, 1 if its last pulse's emoji is the
     team sign held in the partner's private block (a function of Bob's two inputs)."""

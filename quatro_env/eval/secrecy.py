@@ -55,7 +55,7 @@ from quatro_env.eval.matched import (
     percentile_ci95,
     weighted_time_matched_auc,
 )
-from quatro_env.eval.readers import collection_count
+from quatro_env.eval.readers import collection_count, hand_card_count
 
 #: the decoders' inputs (``decoder_inputs.py``) stay importable from here, where users found them
 __all__ = [
@@ -416,7 +416,10 @@ def measure(
     ``key_control``: also the partner without the key (:func:`without_key`), chosen among the same views
     and Eve's decoder as Bob is (``nokey_view``; Bob's own view without the key can read less than Eve),
     and report ``nokey_tm_auc``, ``nokey_cm_auc`` and the key's own gaps ``key_gap`` and ``key_cm_gap``
-    (Bob minus him, paired intervals): ``gap`` counts the partner's hand as well as the key."""
+    (Bob minus him, paired intervals): ``gap`` counts the partner's hand as well as the key. A fitted
+    decoder does not learn to count with the hand, so a second partner without the key is a reader with
+    no fitted weight that does (:func:`readers.hand_card_count`: ``hand_count_tm_auc``,
+    ``hand_count_cm_auc``), and ``key_floor`` / ``key_cm_floor`` are Bob minus the better of the two."""
     from sklearn.metrics import roc_auc_score
 
     readers = data if readers_from is None else readers_from
@@ -462,7 +465,10 @@ def measure(
     }  # the same keys as a measured block, so that a report reads alike for a team with nothing to decode
     if key_control:
         empty |= dict.fromkeys(("nokey_view", "nokey_tm_auc", "key_gap", "nokey_cm_auc", "key_cm_gap"))
-        empty |= {"key_gap_ci95": [None, None], "key_cm_gap_ci95": [None, None]}
+        empty |= dict.fromkeys(("hand_count_tm_auc", "hand_count_cm_auc", "key_floor", "key_cm_floor"))
+        empty |= dict.fromkeys(
+            ("key_gap_ci95", "key_cm_gap_ci95", "key_floor_ci95", "key_cm_floor_ci95"), [None, None]
+        )
     if groups.size < 4:
         return empty
     test_groups = held_out_matches(groups, seed, test_fraction)
@@ -528,6 +534,11 @@ def measure(
         nokey_view, _, blind, _ = _partner(blind_seqs, data, train, test, seed, fit, fit_strata, eves)
         nokey_tm, nokey_b = _auc_and_draws(y_test, blind, strata, w)
         nokey_cm, nokey_cm_b = _auc_and_draws(y_test, blind, by_count, w)
+        # ... and the partner counting cards with his own hand, a reader with no fitted weight: the key's
+        # share is measured against the better of the two (per bootstrap draw, so the interval is paired)
+        hand = np.concatenate([hand_card_count(data.eve[i], data.extra[i], data.num_players) for i in test])
+        hand_tm, hand_b = _auc_and_draws(y_test, hand, strata, w)
+        hand_cm, hand_cm_b = _auc_and_draws(y_test, hand, by_count, w)
         control = {
             "nokey_view": nokey_view,
             "nokey_tm_auc": _r(nokey_tm),
@@ -536,6 +547,12 @@ def measure(
             "nokey_cm_auc": _r(nokey_cm),
             "key_cm_gap": _r(bob_cm - nokey_cm),
             "key_cm_gap_ci95": percentile_ci95(bob_cm_b - nokey_cm_b),
+            "hand_count_tm_auc": _r(hand_tm),
+            "hand_count_cm_auc": _r(hand_cm),
+            "key_floor": _r(bob_tm - max(nokey_tm, hand_tm)),
+            "key_floor_ci95": percentile_ci95(bob_b - np.maximum(nokey_b, hand_b)),
+            "key_cm_floor": _r(bob_cm - max(nokey_cm, hand_cm)),
+            "key_cm_floor_ci95": percentile_ci95(bob_cm_b - np.maximum(nokey_cm_b, hand_cm_b)),
         }
     return control | {
         "eve_tm_auc": _r(eve_tm),

@@ -146,6 +146,30 @@ def test_the_card_counter_rules_out_a_value_eve_sees_elsewhere():
     assert unseen[1, 1].tolist() == [False, False, False, True, True]  # seat 3's kept 2 is seen by seat 1
 
 
+def test_the_hand_counter_also_rules_out_the_values_in_the_partner_s_hand_and_never_reads_the_sign():
+    """``hand_card_count``: Eve's card count of the member, with a value of which the partner holds a
+    copy ruled out too (a quartet holds all four copies); the partner's sign field is never read."""
+    from quatro_env.quatro.encoding import ObservationEncoder, make_blocks
+
+    enc = ObservationEncoder(4)
+    off, v = enc.offsets, 5
+    private = make_blocks(4)[0]
+    eve = np.zeros((3, enc.obs_dim), np.uint8)
+    for t in range(2):
+        eve[t, off["seat[3].taken"] + 2] = 1  # the member takes two copies of value 2
+    extra = np.zeros((3, private.size), np.uint8)
+    assert R.hand_card_count(eve, extra, 4).tolist() == R.card_count(eve, 4).tolist() == [1, 2, 2]
+    extra[2, off["self.hand"] + 1 * v + 2] = 1  # at tick 2 the partner holds a copy of 2 (its slot 1)
+    assert R.hand_card_count(eve, extra, 4).tolist() == [1, 2, 0]
+    extra[:, off["self.hand"] + 4] = 1  # a copy of another value: no matter
+    extra[:, private.offset("sign") : private.offset("sign") + dict(private.fields)["sign"]] = 1
+    assert R.hand_card_count(eve, extra, 4).tolist() == [1, 2, 0]  # the sign changes nothing
+    data = _honest_vs_counter(4)  # on played rows: never above Eve's count, below it somewhere
+    eve_count = np.concatenate([R.card_count(e, 4) for e in data.eve])
+    hand = np.concatenate([R.hand_card_count(e, x, 4) for e, x in zip(data.eve, data.extra, strict=True)])
+    assert (hand <= eve_count).all() and (hand < eve_count).any()
+
+
 def test_the_card_counter_reads_cover_better_than_the_count_alone():
     """On 40 matches of ``cover`` against counter (every row, no fit): the card counter reads it at
     >= 0.9 time-matched, above the count alone (docs/evaluation.md, "A card counter")."""
@@ -328,6 +352,12 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
     assert both["key_gap"] == pytest.approx(both["bob_tm_auc"] - both["nokey_tm_auc"], abs=2e-4)
     assert both["key_cm_gap"] == pytest.approx(both["bob_cm_auc"] - both["nokey_cm_auc"], abs=2e-4)
     assert both["key_gap_ci95"][0] <= both["key_gap_ci95"][1]
+    # the partner counting with his hand (no fitted weight): the floor is Bob minus the better reader
+    assert both["key_cm_floor"] == pytest.approx(
+        both["bob_cm_auc"] - max(both["nokey_cm_auc"], both["hand_count_cm_auc"]), abs=2e-4
+    )
+    assert both["key_floor"] <= both["key_gap"] + 1e-4 and both["key_cm_floor"] <= both["key_cm_gap"] + 1e-4
+    assert both["key_cm_floor_ci95"][0] <= both["key_cm_floor_ci95"][1]
     # Bob's choice made Eve's decoder (forced: which view wins depends on the fit): he is Eve without
     # the key too, and the key adds exactly nothing
     choose = S._choose
@@ -340,6 +370,7 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
     # too few matches to measure: the same keys, all empty (a report reads alike)
     small = S.measure(_honest_vs_counter(3), seed=0, key_control=True)
     assert set(small) == set(both) and small["key_gap"] is None and small["key_gap_ci95"] == [None, None]
+    assert small["key_cm_floor"] is None and small["key_cm_floor_ci95"] == [None, None]
 
 
 def test_the_choice_of_view_and_epochs_never_sees_the_held_out_matches():
