@@ -50,7 +50,7 @@ def _three(*aucs: float | None) -> str:
 
 def table(rows: list[dict]) -> str:
     """The rows as markdown: Eve, Bob, the gap, Bob without the key and the key's gap, both views; the
-    hand counter and the key's floor (rows measured before it: —)."""
+    hand counter and the key's floor (—: a row measured by an earlier version, without them)."""
     lines = [
         "| policy | Eve / Bob / Bob without the key, time-matched | gap | key gap "
         "| Eve / Bob / Bob without the key, count-matched | count-matched gap | key count-matched gap "
@@ -66,7 +66,7 @@ def table(rows: list[dict]) -> str:
         keys = ("gap", "key_gap", "cm_gap", "key_cm_gap", "key_cm_floor")
         gaps = [_gap(r.get(k), r.get(f"{k}_ci95")) for k in keys]
         hand = _three(r.get("hand_count_tm_auc"), r.get("hand_count_cm_auc"))
-        views = f"{r['bob_view']} / {r['nokey_view']}"
+        views = f"{r['bob_view']} / {r.get('nokey_view') or '—'}"
         cells = [r["policy"], tm, gaps[0], gaps[1], cm, gaps[2], gaps[3], hand, gaps[4], views]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -212,6 +212,36 @@ def test_secrecy_frontier_writes_where_out_says_and_leaves_the_docs(tmp_path, mo
     assert (tmp_path / "secrecy.md").stat().st_size > 0 and (tmp_path / "frontier.png").stat().st_size > 0
 
 
+def test_key_control_adds_a_row_to_a_file_an_earlier_version_wrote(tmp_path, monkeypatch):
+    """A key_control.json from before the hand counter (no ``nokey_view``, no ``hand_count_*``) takes a
+    new row: the table shows — where the old row has no figure, instead of ending the run in a KeyError
+    after its first measurement."""
+    control = _scripts_module("key_control")
+    old = {k: v for k, v in _key_control_row("cover").items() if k in control.KEYS[:14] + ("policy",)}
+    old["bob_view"] = "all + partner"
+    (tmp_path / "key_control.json").write_text(json.dumps([old]))
+    monkeypatch.setattr(control, "measure", lambda policy, *args: _key_control_row(policy))
+    control.main(["ppo_4p", "--out", str(tmp_path)])
+    rows = json.loads((tmp_path / "key_control.json").read_text())
+    assert [r["policy"] for r in rows] == ["cover", "ppo_4p"]
+    old_line, new_line = (tmp_path / "key_control.md").read_text().splitlines()[2:]
+    assert old_line.endswith("| — / — | — | all + partner / — |")
+    assert "| 0.99 / 0.84 | +0.13 [+0.01, +0.24] | no channel + partner / Eve's decoder |" in new_line
+
+
+def _key_control_row(policy: str) -> dict:
+    """A row as key_control.py writes it (the figures of its cover row)."""
+    figures = dict(eve_tm_auc=0.98, bob_tm_auc=1.0, gap=0.02, gap_ci95=[0.01, 0.03], eve_cm_auc=0.73)
+    figures |= dict(bob_cm_auc=0.97, cm_gap=0.24, cm_gap_ci95=[0.12, 0.36], nokey_tm_auc=0.98)
+    figures |= dict(key_gap=0.02, key_gap_ci95=[0.01, 0.03], nokey_cm_auc=0.73, key_cm_gap=0.24)
+    figures |= dict(key_cm_gap_ci95=[0.12, 0.36], hand_count_tm_auc=0.99, hand_count_cm_auc=0.84)
+    figures |= dict(
+        key_floor=0.01, key_floor_ci95=[0.0, 0.02], key_cm_floor=0.13, key_cm_floor_ci95=[0.01, 0.24]
+    )
+    figures |= dict(bob_view="no channel + partner", nokey_view="Eve's decoder", train_matches=140)
+    return {"policy": policy, "players": 4, "matches": 200, "seed": 0, **figures, "test_matches": 60}
+
+
 def test_the_file_command_is_the_rows_own_where_they_agree():
     frontier = _scripts_module("secrecy_frontier")
     same = [{"matches": 200}, {"matches": 200, "seed": 0}]
