@@ -237,14 +237,15 @@ class BatchedQuatroEngine:
         values = self.hands.long() // 4  # a card's value (quatro.cards)
         return (values == values[..., :1]).all(-1) & self.in_play.unsqueeze(1)
 
-    def state_dict(self) -> dict[str, torch.Tensor | str]:
+    def state_dict(self) -> dict[str, torch.Tensor]:
         """A copy of every table's state and last outputs (:data:`STATE_FIELDS`), for checkpoints, and
-        the config that played them (``"config"``, JSON)."""
-        state: dict[str, torch.Tensor | str] = {name: getattr(self, name).clone() for name in STATE_FIELDS}
-        state[CONFIG_KEY] = self.config.model_dump_json()
+        the config that played them (``"config"``: its JSON as a uint8 tensor, so that the state stays a
+        dict of tensors for any code that moves, compares or saves one)."""
+        state = {name: getattr(self, name).clone() for name in STATE_FIELDS}
+        state[CONFIG_KEY] = torch.tensor(list(self.config.model_dump_json().encode()), dtype=torch.uint8)
         return state
 
-    def load_state_dict(self, state: dict[str, torch.Tensor | str]) -> None:
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
         """Restore :meth:`state_dict`; a missing, unknown, ill-shaped or out-of-range entry is refused by
         name before anything changes, and so is a state played under another config (its clocks, scores
         and seats mean that config's rules; a state saved before the config was recorded has none and is
@@ -280,10 +281,15 @@ class BatchedQuatroEngine:
 
     def _check_config(self, saved: Any) -> None:
         """Refuse a state's recorded config (JSON) unless it is this engine's, naming what differs."""
-        if not isinstance(saved, str):
-            raise ValueError(f"engine state: config must be JSON text, got {type(saved).__name__}")
+        if not (isinstance(saved, torch.Tensor) and saved.dtype == torch.uint8 and saved.ndim == 1):
+            got = (
+                f"{saved.dtype}{list(saved.shape)}"
+                if isinstance(saved, torch.Tensor)
+                else type(saved).__name__
+            )
+            raise ValueError(f"engine state: config must be its JSON as a uint8 tensor [bytes], got {got}")
         try:
-            theirs = QuatroConfig.model_validate_json(saved).model_dump()
+            theirs = QuatroConfig.model_validate_json(bytes(saved.cpu().tolist())).model_dump()
         except ValueError as err:  # pydantic's ValidationError is a ValueError
             raise ValueError(f"engine state: config is not a valid QuatroConfig ({one_line(err)})") from None
         ours = self.config.model_dump()

@@ -17,7 +17,6 @@ from baselines.convert import main as convert_main
 from baselines.ppo import PPOTrainer
 from baselines.train_cli import main
 from baselines.trainer_state import load_trainer_checkpoint
-from quatro_env.batched.schema import STATE_FIELDS
 from tests.baselines.test_resume import tiny
 
 SMOKE = "configs/smoke.yaml"
@@ -176,8 +175,7 @@ def test_a_checkpoint_of_another_network_is_refused_and_the_trainer_left_as_it_w
     assert all(torch.equal(before["bots"][k], after["bots"][k]) for k in before["bots"])
     for key in ("model", "opponent"):
         assert all(torch.equal(before[key][k], after[key][k]) for k in before[key])
-    assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in STATE_FIELDS)
-    assert before["engine"]["config"] == after["engine"]["config"]
+    assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in before["engine"])
     assert torch.equal(before["next_mask"], after["next_mask"])
 
 

@@ -40,7 +40,10 @@ def test_state_dict_restores_a_table_set_exactly():
     engine = _played(seed=1)
     saved = engine.state_dict()
     assert set(saved) == {*STATE_FIELDS, "config"}
-    assert QuatroConfig.model_validate_json(saved["config"]) == engine.config  # the config that played it
+    recorded = bytes(saved["config"].tolist())  # the config that played it, as JSON bytes
+    assert (
+        saved["config"].dtype == torch.uint8 and QuatroConfig.model_validate_json(recorded) == engine.config
+    )
     gen = torch.Generator().manual_seed(5)
     actions = [engine.sample_actions(gen) for _ in range(1)]
     after = engine.step(actions[0]).observations.clone()
@@ -49,8 +52,13 @@ def test_state_dict_restores_a_table_set_exactly():
     assert torch.equal(other.step(actions[0]).observations, after)
 
 
-def _json(**fields) -> str:
-    return QuatroConfig(**fields).model_dump_json()
+def _json(**fields) -> torch.Tensor:
+    """A config as ``state_dict`` records it: its JSON, a uint8 tensor."""
+    return _bytes(QuatroConfig(**fields).model_dump_json())
+
+
+def _bytes(text: str) -> torch.Tensor:
+    return torch.tensor(list(text.encode()), dtype=torch.uint8)
 
 
 @pytest.mark.parametrize(
@@ -61,9 +69,7 @@ def _json(**fields) -> str:
         (lambda s: s.update(tick=s["tick"].float()), r"tick must be torch.int32"),
         (lambda s: s.update(scores=s["scores"][:1]), r"scores must be torch.int8\[16, 2\]"),
         (
-            lambda s: s.update(
-                config=QuatroConfig(sign_phase_seconds=2.0, round_seconds=60.0).model_dump_json()
-            ),
+            lambda s: s.update(config=_json(sign_phase_seconds=2.0, round_seconds=60.0)),
             r"^engine state: played under another config: round_seconds 60.0 \(this engine: 30.0\)$",
         ),
         (
@@ -71,10 +77,12 @@ def _json(**fields) -> str:
             r"sign_phase_seconds 30.0 \(this engine: 2.0\); bot_seats \(1,\) \(this engine: \(\)\)$",
         ),
         (
-            lambda s: s.update(config='{"num_players": 5}'),
+            lambda s: s.update(config=_bytes('{"num_players": 5}')),
             r"config is not a valid QuatroConfig \(num_players",
         ),
-        (lambda s: s.update(config=b"{}"), r"config must be JSON text, got bytes"),
+        (lambda s: s.update(config=_bytes("{")), r"config is not a valid QuatroConfig \(.*JSON"),
+        (lambda s: s.update(config="{}"), r"config must be its JSON as a uint8 tensor \[bytes\], got str$"),
+        (lambda s: s.update(config=torch.zeros(2, 2)), r"uint8 tensor \[bytes\], got torch.float32\[2, 2\]$"),
     ],
 )
 def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change, named):
@@ -84,7 +92,7 @@ def test_a_state_that_does_not_fit_is_refused_by_name_and_changes_nothing(change
     change(state)
     with pytest.raises(ValueError, match=named):
         engine.load_state_dict(state)
-    assert all(torch.equal(before[k], engine.state_dict()[k]) for k in STATE_FIELDS)
+    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
 
 
 def test_a_state_saved_before_the_config_was_recorded_still_loads():
@@ -127,7 +135,7 @@ def test_a_value_the_rules_never_hold_is_refused_by_name_and_changes_nothing(fie
     named = rf"values the rules never hold: {field.name}: {lo}\.\.{hi - 1}, got {bad}"
     with pytest.raises(ValueError, match=named):
         engine.load_state_dict(state)
-    assert all(torch.equal(before[k], engine.state_dict()[k]) for k in STATE_FIELDS)
+    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
 
 
 def test_loaded_masks_are_derived_from_the_state_and_sampling_follows_them():
