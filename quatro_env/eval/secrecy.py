@@ -466,9 +466,8 @@ def measure(
     if key_control:
         empty |= dict.fromkeys(("nokey_view", "nokey_tm_auc", "key_gap", "nokey_cm_auc", "key_cm_gap"))
         empty |= dict.fromkeys(("hand_count_tm_auc", "hand_count_cm_auc", "key_floor", "key_cm_floor"))
-        empty |= dict.fromkeys(
-            ("key_gap_ci95", "key_cm_gap_ci95", "key_floor_ci95", "key_cm_floor_ci95"), [None, None]
-        )
+        intervals = ("key_gap_ci95", "key_cm_gap_ci95", "key_floor_ci95", "key_cm_floor_ci95")
+        empty |= {name: [None, None] for name in intervals}  # a list each: no two keys share one
     if groups.size < 4:
         return empty
     test_groups = held_out_matches(groups, seed, test_fraction)
