@@ -73,13 +73,17 @@ def first(events: list, kind: str, seat: int | None = None):
     return None
 
 
-def honest_vs_counter(matches: int, config: Mapping | None = None):
-    """The decoder data of ``honest`` (slot 0) against ``counter`` over ``matches`` short matches (at most 4
-    rounds; ``config``: QuatroConfig fields, default 30 s rounds to 2 points)."""
+#: the short matches of the secrecy tests: 30 s rounds, 2 points to win
+SHORT_MATCH = {"round_seconds": 30, "points_to_win": 2}
+
+
+def honest_vs_counter(matches: int):
+    """The decoder data of ``honest`` (slot 0) against ``counter`` over ``matches`` :data:`SHORT_MATCH`
+    matches of at most 4 rounds."""
     from quatro_env.eval import secrecy
     from quatro_env.eval.policies import as_policy
     from quatro_env.eval.runner import MatchRunner
 
-    cfg = QuatroConfig(num_players=4, **(config or dict(round_seconds=30, points_to_win=2)))
+    cfg = QuatroConfig(num_players=4, **SHORT_MATCH)
     runner = MatchRunner(cfg, [as_policy("honest"), as_policy("counter")], max_rounds=4)
     return secrecy.decoder_data([runner.play(m, 0, record_views=True) for m in range(matches)], 0, 4)

@@ -12,9 +12,9 @@ from quatro_env.eval.policies import as_policy
 from quatro_env.eval.probe import time_matched_auc
 from quatro_env.eval.runner import MatchRunner
 from quatro_env.quatro import QuatroConfig
-from tests.eval.helpers import honest_vs_counter
+from tests.eval.helpers import SHORT_MATCH, honest_vs_counter
 
-CFG = dict(round_seconds=30, points_to_win=2)
+CFG = SHORT_MATCH
 
 
 class RecordingHonest(HonestBot):
@@ -264,17 +264,13 @@ def test_measure_reports_every_field_and_bob_never_reads_less_than_eve_on_honest
     assert set(empty) == set(out) and empty["eve_tm_auc"] is None and empty["matches"] == 3
 
 
-def _honest_vs_counter(matches: int):
-    return honest_vs_counter(matches, CFG)
-
-
 def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(monkeypatch):
     """The key control (``measure(key_control=True)``): Bob's inputs with the partner's sign field
     and the keyed features zeroed, every other column as it was, so Bob minus him is the key's share
     of the gap (``gap`` counts the partner's hand too)."""
     from quatro_env.quatro.encoding import make_blocks
 
-    data = _honest_vs_counter(6)
+    data = honest_vs_counter(6)
     blind = S.without_key(data)
     private = make_blocks(4)[0]
     sign = np.zeros(private.size, bool)
@@ -284,7 +280,7 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
     assert not np.concatenate(blind.extra)[:, sign].any() and not np.concatenate(blind.keyed).any()
     assert np.array_equal(np.concatenate(blind.extra)[:, ~sign], full[:, ~sign])
     assert all(np.array_equal(a, b) for a, b in zip(blind.eve_input(0), data.eve_input(0), strict=True))
-    data = _honest_vs_counter(24)
+    data = honest_vs_counter(24)
     fixed = S.FitConfig(max_epochs=3, select_folds=0, views=("all",))  # Bob is a decoder of his own
     out = S.measure(data, seed=0, fit=fixed, bootstrap=50)
     both = S.measure(data, seed=0, fit=fixed, bootstrap=50, key_control=True)
@@ -310,7 +306,7 @@ def test_bob_without_the_key_keeps_the_partners_hand_and_loses_only_the_sign(mon
     assert chosen["bob_view"] == chosen["nokey_view"] == S.EVES_DECODER
     assert chosen["nokey_tm_auc"] == chosen["eve_tm_auc"] and chosen["key_gap_ci95"] == [0.0, 0.0]
     # too few matches to measure: the same keys, all empty (a report reads alike)
-    small = S.measure(_honest_vs_counter(3), seed=0, key_control=True)
+    small = S.measure(honest_vs_counter(3), seed=0, key_control=True)
     assert set(small) == set(both) and small["key_gap"] is None and small["key_gap_ci95"] == [None, None]
     assert small["key_cm_floor"] is None and small["key_cm_floor_ci95"] == [None, None]
 
@@ -319,7 +315,7 @@ def test_the_choice_of_view_and_epochs_never_sees_the_held_out_matches():
     """Eve's and Bob's views and epochs are chosen on training matches only: inverting every label of
     the held-out matches changes their scores, never the choice; and Bob's choice reads at least what
     Eve's does on the selection matches (Eve's own decoder is one of his candidates)."""
-    data = _honest_vs_counter(24)
+    data = honest_vs_counter(24)
     fit = S.FitConfig(max_epochs=3)
     out = S.measure(data, seed=0, fit=fit, bootstrap=20)
     test = S.held_out_matches(np.unique(data.match), 0)
@@ -348,7 +344,7 @@ def test_the_fixed_recipe_and_bad_fit_configs():
     """``select_folds=0`` is the fixed recipe (all inputs, every epoch, no choice); a config that
     cannot be chosen from is refused with the field named."""
     out = S.measure(
-        _honest_vs_counter(12),
+        honest_vs_counter(12),
         seed=0,
         fit=S.FitConfig(max_epochs=2, select_folds=0, views=("all",)),
         bootstrap=20,
@@ -459,7 +455,7 @@ def test_decoders_fitted_for_the_count_matched_task():
     """``FitConfig(task="count")``: the view and epochs are chosen on the folds' count-matched AUC
     (strata of round tick and the member's card count) and the report names the task; the default
     stays the time-matched task. A bad task, or a count fit without strata, is refused by name."""
-    data = _honest_vs_counter(24)
+    data = honest_vs_counter(24)
     fit = S.FitConfig(max_epochs=2, task="count")
     out = S.measure(data, seed=0, fit=fit, bootstrap=20)
     assert out["fit_task"] == "count" and out["eve_cm_auc"] is not None
@@ -480,7 +476,7 @@ def test_an_ablation_keeps_the_count_strata_and_the_fixed_readers_of_the_full_da
     """Without the exchanges Eve reads no card count, but the rows are still paired by the member's real
     count (``readers_from``): the readers' figures are the full data's, and the count-matched AUC is
     not silently the time-matched one. Sequences other than the data's are refused."""
-    data = _honest_vs_counter(24)
+    data = honest_vs_counter(24)
     fit, cut = S.FitConfig(max_epochs=2, select_folds=0, views=("all",)), S.without(data, ["exchanges"], 4)
     full = S.measure(data, seed=0, fit=fit, bootstrap=20)
     ablated = S.measure(cut, seed=0, fit=fit, bootstrap=20, readers_from=data)
@@ -489,7 +485,7 @@ def test_an_ablation_keeps_the_count_strata_and_the_fixed_readers_of_the_full_da
     assert ablated["cm_matched"] == full["cm_matched"] < 1
     assert naive["card_count_tm_auc"] == 0.5 and naive["cm_matched"] == 1  # what the pairing became before
     with pytest.raises(ValueError, match="readers_from"):
-        S.measure(cut, seed=0, fit=fit, readers_from=_honest_vs_counter(20))
+        S.measure(cut, seed=0, fit=fit, readers_from=honest_vs_counter(20))
 
 
 @pytest.mark.slow
@@ -658,6 +654,6 @@ def test_the_report_layout_in_the_docs_names_every_key_of_the_secrecy_block():
     layout = text[
         text.index("with --decoders (evaluate only)") : text.index('"Secrecy, measured by Eve and Bob")')
     ]
-    block = S.measure(_honest_vs_counter(3), seed=0)  # too few matches to fit: the keys alone
+    block = S.measure(honest_vs_counter(3), seed=0)  # too few matches to fit: the keys alone
     missing = [key for key in block if key not in layout]
     assert not missing, f"docs/evaluation.md's report layout lacks {missing}"
