@@ -203,9 +203,9 @@ def secrecy_frontier(
                     color=color,
                     capsize=3,
                 )
-        points = [r["secrecy"][gap_key] for r in rows if r["secrecy"].get(gap_key) is not None]
-        if points:  # framed on the points: an interval of a row with a few quartets may run off the edge
-            ax.set_xlim(min(min(points), 0) - 0.1, max(max(points), 0) + 0.15)
+        frame = gap_frame(rows, gap_key, ci_key)
+        if frame is not None:
+            ax.set_xlim(*frame)
         ax.axvline(0, color="grey", lw=0.8, ls=":")
         ax.set_xlabel(f"secrecy gap: Bob − Eve, {what}\n(95% match-bootstrap CI)")
     # one legend entry for every hollow point (labels beside each point overlapped where gaps are close)
@@ -221,6 +221,28 @@ def secrecy_frontier(
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=6, frameon=False)
     legend_rows = math.ceil(len(labels) / 6)
     return _save(plt, fig, path, rect=(0, 0.04 + 0.028 * legend_rows, 1, 1))
+
+
+#: an interval at most this wide is drawn whole; a wider one (a row with a few quartets: ``random``'s
+#: count-matched gap is [-1, 0]) may run off the edge rather than squeeze every other point together
+WHOLE_INTERVAL = 0.5
+
+
+def gap_frame(rows: list[dict[str, Any]], gap_key: str, ci_key: str) -> tuple[float, float] | None:
+    """The frontier's gap axis: every point, zero, and the whole of each interval no wider than
+    :data:`WHOLE_INTERVAL`, with a margin (None where no row has the gap)."""
+    ends = [0.0]
+    for r in rows:
+        s = r["secrecy"]
+        if s.get(gap_key) is None:
+            continue
+        ends.append(s[gap_key])
+        lo, hi = s.get(ci_key) or (None, None)
+        if lo is not None and hi is not None and hi - lo <= WHOLE_INTERVAL:
+            ends += [lo, hi]
+    if len(ends) == 1:
+        return None
+    return min(ends) - 0.1, max(ends) + 0.15
 
 
 def exploit_spread(rows: list[dict[str, Any]], path: str | Path) -> Path:

@@ -624,6 +624,21 @@ def test_the_frontier_plot_skips_rows_without_a_gap_and_draws_the_rest(tmp_path)
     assert path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_frontier_frames_every_point_and_each_narrow_interval_whole():
+    """The fit-200 plot cut the split cover's count-matched bar (0.36 [0.18, 0.55]) at 0.51: the axis
+    was framed on the points alone. A narrow interval is now drawn whole; a wide one (``random``'s
+    [-1, 0], from a few quartets) may still run off rather than squeeze the rest."""
+    from quatro_env.eval.plots import gap_frame
+
+    def row(gap, ci):
+        return {"secrecy": {"cm_gap": gap, "cm_gap_ci95": ci}}
+
+    rows = [row(0.36, [0.18, 0.55]), row(-0.32, [-1.0, 0.0]), row(None, [None, None]), row(0.03, None)]
+    lo, hi = gap_frame(rows, "cm_gap", "cm_gap_ci95")
+    assert hi > 0.55 and -1.0 < lo < -0.32
+    assert gap_frame([row(None, [None, None])], "cm_gap", "cm_gap_ci95") is None
+
+
 def test_the_frontier_draws_one_policy_teams_share_against_its_best_response():
     """At 4 players the policy's team wins what its best response neither wins nor draws; at 6 the
     policy holds two of the three teams, so one team's share is half of that (its win rate against
