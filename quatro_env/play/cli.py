@@ -15,6 +15,7 @@ choose it) rides in the printed URL, so no other program on this machine or the 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
 import sys
 from collections.abc import Sequence
@@ -104,9 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" an IP address or one of {', '.join(dict.fromkeys(hosts))} (--allow-host NAME adds a name)",
             file=sys.stderr,
         )
-    url_host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address goes in brackets
-    url = f"http://{url_host}:{sock.getsockname()[1]}/?token={token}"
+    url, elsewhere = links(args.host, sock.getsockname()[1], token)
     who = f"seat {args.seat}, partner {args.partner}, opponents {args.opponents}"
+    if elsewhere:
+        print(f"quatro-play: from another machine: {elsewhere}", flush=True)
     print(f"quatro-play: {who}: open {url}", flush=True)  # flushed: a log or a pipe gets the link now
     if args.open:
         import threading
@@ -116,6 +118,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_app(table, hosts, ip_literals, token=token)  # a DNS-rebinding name: HTTP 400
     serve(app, sock)
     return 0
+
+
+def links(host: str, port: int, token: str) -> tuple[str, str | None]:
+    """The link to open here, and one for other machines where ``host`` is every interface (``0.0.0.0``,
+    ``::``): no browser goes to such an address, so this machine's is loopback and the others' its name."""
+    try:
+        everywhere = ipaddress.ip_address(host).is_unspecified
+    except ValueError:  # a name
+        everywhere = False
+    if everywhere:
+        here = "[::1]" if ":" in host else "127.0.0.1"
+        return f"http://{here}:{port}/?token={token}", f"http://{socket.gethostname()}:{port}/?token={token}"
+    url_host = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets
+    return f"http://{url_host}:{port}/?token={token}", None
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -131,6 +131,23 @@ def test_quatro_play_draws_a_fresh_token_each_run_and_prints_the_port_it_got(mon
     assert links[0] != links[1]
 
 
+def test_on_every_interface_two_links_are_printed_one_for_here_one_for_other_machines(monkeypatch, capsys):
+    """``--host 0.0.0.0`` printed ``http://0.0.0.0:PORT``, where no browser goes: the others get this
+    machine's name (a name the server answers), this machine loopback."""
+    code, out, _, served = _run_cli(monkeypatch, capsys, "--host", "0.0.0.0", "--port", "0", "--token", TOKEN)
+    port = served[0][1]
+    assert code == 0 and "0.0.0.0" not in out
+    other, here = out.strip().splitlines()
+    assert other == f"quatro-play: from another machine: http://{socket.gethostname()}:{port}/?token={TOKEN}"
+    assert here.endswith(f": open http://127.0.0.1:{port}/?token={TOKEN}")
+    assert cli.links("::", 8000, TOKEN) == (
+        f"http://[::1]:8000/?token={TOKEN}",
+        f"http://{socket.gethostname()}:8000/?token={TOKEN}",
+    )
+    assert cli.links("192.168.1.20", 8000, TOKEN) == (f"http://192.168.1.20:8000/?token={TOKEN}", None)
+    assert cli.links("fe80::1", 8000, TOKEN) == (f"http://[fe80::1]:8000/?token={TOKEN}", None)
+
+
 def test_quatro_play_takes_a_chosen_token_and_refuses_a_weak_one(monkeypatch, capsys):
     code, out, _, served = _run_cli(monkeypatch, capsys, "--port", "0", "--token", TOKEN)
     assert code == 0 and out.strip().endswith(f"?token={TOKEN}")
