@@ -76,10 +76,15 @@ def decode_observation_text(text: Any, obs_dim: int, where: str) -> np.ndarray:
     return np.frombuffer(raw, np.uint8).copy()
 
 
+#: a gzip replay is flushed (a zlib sync point) every this many ticks and after its first lines: a process
+#: killed mid-match leaves all but the last few seconds of play (a flush a line would cost compression)
+GZIP_FLUSH_TICKS = 100
+
+
 def open_text(path: str | Path, mode: str) -> IO[str]:
     """A replay file as text; gzip by its ``.gz`` suffix. A plain file is written a line at a time, so a
-    process killed mid-match leaves every line it finished (read them with ``partial``); a gzip stream
-    keeps its buffer (a flush a line would cost its compression)."""
+    process killed mid-match leaves every line it finished (read them with ``partial``); a gzip stream is
+    flushed by the writer every :data:`GZIP_FLUSH_TICKS` ticks."""
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, mode + "t", encoding="utf-8")
@@ -102,6 +107,7 @@ class ReplayWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open_text(self.path, "w")
+        self._gzip = self.path.suffix == ".gz"
         self._ticks = 0
         self._header = {
             "type": "header",
@@ -129,6 +135,8 @@ class ReplayWriter:
                 "observations": encode_observations(obs),
             }
         )
+        if self._gzip:
+            self._file.flush()
 
     def tick(self, actions: Sequence[int], result: TickResult, engine: QuatroEngine, obs: np.ndarray) -> None:
         self._ticks += 1
@@ -144,6 +152,8 @@ class ReplayWriter:
                 "observations": encode_observations(obs),
             }
         )
+        if self._gzip and self._ticks % GZIP_FLUSH_TICKS == 0:
+            self._file.flush()  # TextIOWrapper -> GzipFile.flush: a zlib sync flush
 
     def close(self, engine: QuatroEngine) -> Path:
         self._write(

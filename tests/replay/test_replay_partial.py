@@ -12,6 +12,7 @@ import pytest
 
 from quatro_env.replay import ReplayFormatError, ReplayMismatchError, load, read
 from quatro_env.replay.cli import main as replay_main
+from quatro_env.replay.format import GZIP_FLUSH_TICKS
 from tests.replay.helpers import write_replays
 
 
@@ -96,9 +97,12 @@ def test_quatro_replay_partial_writes_the_viewer_and_says_the_match_was_cut(whol
     assert out.stat().st_size > 0
 
 
-def test_a_writer_killed_mid_match_leaves_every_tick_it_wrote(tmp_path):
+@pytest.mark.parametrize("name", ["killed.jsonl", "killed.jsonl.gz"])
+def test_a_writer_killed_mid_match_leaves_every_tick_it_wrote(tmp_path, name):
     """The writer writes a plain replay a line at a time: what a killed process leaves (here: the file read
-    while its writer is still open, never closed) is every finished tick, readable with ``partial``."""
+    while its writer is still open, never closed) is every finished tick, readable with ``partial``. A gzip
+    replay is flushed every ``GZIP_FLUSH_TICKS`` ticks: it leaves every tick up to its last flush (it left
+    nothing, not even its header, while the match was short of gzip's buffer)."""
     from quatro_env.quatro.config import QuatroConfig
     from quatro_env.quatro.encoding import ObservationEncoder
     from quatro_env.quatro.engine import QuatroEngine
@@ -109,17 +113,19 @@ def test_a_writer_killed_mid_match_leaves_every_tick_it_wrote(tmp_path):
     engine, encoder = QuatroEngine(config), ObservationEncoder(config.num_players)
     obs = np.zeros((config.num_players, encoder.obs_dim), np.uint8)
     seats = [{"seat": s, "policy": "idle", "seed": s} for s in range(config.num_players)]
-    writer = ReplayWriter(tmp_path / "killed.jsonl", config, 7, seats)
+    writer = ReplayWriter(tmp_path / name, config, 7, seats)
     events = engine.reset(7)
     encoder.encode(engine, events, (), obs)
     writer.start(engine, events, obs)
-    for _ in range(5):
+    played = 2 * GZIP_FLUSH_TICKS + 5
+    kept = played if name.endswith(".jsonl") else 2 * GZIP_FLUSH_TICKS
+    for _ in range(played):
         actions = [0] * config.num_players  # the no-op
         result = engine.step(actions)
         encoder.encode(engine, result.events, result.order, obs)
         writer.tick(actions, result, engine, obs)
     try:
         replay = load(writer.path, partial=True)  # the writer is neither closed nor flushed by hand
-        assert not replay.complete and [f.tick for f in replay.frames] == [None, 0, 1, 2, 3, 4]
+        assert not replay.complete and [f.tick for f in replay.frames] == [None, *range(kept)]
     finally:
         writer.abort()
