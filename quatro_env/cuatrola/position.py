@@ -9,7 +9,7 @@
 - ``trump_card``: the shown last card, which fixes trumps; it must be in the dealer's hand (C3).
 - ``phase``: ``"declare"`` (default) starts at the declaration round; ``"play"`` skips it and
   starts the first trick with ``contract`` (``"none"`` default, ``"solo"``, ``"cuatrola"``,
-  ``"quintola"``) declared by seat ``declarer``.
+  ``"quintola"``) declared by seat ``declarer``, every other seat having passed (D10).
 
 Whose turn it is follows from these (C4, C5), so it is not an option. Later hands are dealt
 from the seed as usual. Unknown keys are ignored with a warning (PettingZoo's API test passes

@@ -95,7 +95,10 @@ class CuatrolaGame:
             assert shown_card is not None
             hand_lists, shown = [list(h) for h in hands], shown_card
         self._start_hand(dealer, hand_lists, shown)
-        if contract is not None:
+        if contract is not None:  # D10: the plainest round that ends in it, the others' passes
+            self.declarations = [Contract.NONE] * 4
+            if contract != Contract.NONE:
+                self.declarations[declarer] = Contract(contract)
             self._begin_play(contract, declarer)
 
     def _start_hand(self, dealer: int, hands: list[list[int]], shown: int) -> None:

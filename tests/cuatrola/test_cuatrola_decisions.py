@@ -120,6 +120,22 @@ def test_D10_scripted_positions_start_at_the_declaration_or_the_first_trick():
         env.reset(options={"phase": "cante"})
 
 
+@pytest.mark.parametrize("contract, declarer", [("none", None), ("cuatrola", 2), ("solo", 0)])
+def test_D10_a_play_start_shows_the_plainest_declaration_round_that_ends_in_its_contract(contract, declarer):
+    """Starting at the first trick, every seat has spoken (C4): the declarer its contract, the others a
+    pass. Each agent then sees what it sees after playing that round (it saw "not yet spoken" for all)."""
+    env, game = scripted(CANTE, "Sb", dealer=3)  # mano is seat 0
+    for seat in range(4):
+        env.step(declare(contract) if seat == declarer else PASS)
+    assert game.phase == Phase.PLAY
+    played = {agent: env.observe(agent)["observation"].copy() for agent in env.agents}
+    options = {"phase": "play", "contract": contract, "declarer": declarer}
+    env, game = scripted(CANTE, "Sb", dealer=3, **{k: v for k, v in options.items() if v is not None})
+    assert -1 not in game.declarations
+    for agent in env.agents:
+        assert np.array_equal(env.observe(agent)["observation"], played[agent]), agent
+
+
 def test_D11_bad_actions_raise_value_errors_and_change_nothing():
     env, game = scripted(CANTE, "Sb", dealer=3)
     for bad in (28, -1, 3.0, None, "Ao", np.int64(99)):
