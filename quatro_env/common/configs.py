@@ -1,7 +1,8 @@
 """Configs shipped with the package, found by name: ``quatro-train --config ppo_4p``.
 
 The YAML files live in the repository's ``configs/`` folder; ``quatro_env/configs`` points at it, so
-an editable install reads them in place and a built wheel carries them as package data. A path to
+an editable install reads them in place and a built wheel carries them as package data (a checkout
+that keeps the link as a text file, Windows' git by default, reads the repository's folder). A path to
 a file of one's own works everywhere a name does.
 """
 
@@ -19,7 +20,11 @@ SUFFIX = ".yaml"
 
 
 def _shipped_dir() -> Path:
-    return Path(str(resources.files("quatro_env") / "configs"))
+    packaged = Path(str(resources.files("quatro_env") / "configs"))
+    if packaged.is_dir():
+        return packaged
+    # a checkout that keeps links as small text files (Windows without core.symlinks): the repository's
+    return packaged.parent.parent / "configs"
 
 
 def shipped_configs() -> list[str]:

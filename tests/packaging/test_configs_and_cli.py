@@ -40,6 +40,20 @@ def test_a_path_still_works_and_wins_over_a_name(tmp_path, monkeypatch):
     assert resolve_config(own) == own
 
 
+def test_configs_are_found_in_a_checkout_that_keeps_the_link_as_a_text_file(tmp_path, monkeypatch):
+    """Git without symlinks (Windows' default) checks ``quatro_env/configs`` out as a file holding
+    ``../configs``: an editable install found no config by name there. It reads the repository's folder."""
+    import quatro_env.common.configs as configs
+
+    (tmp_path / "quatro_env").mkdir()
+    (tmp_path / "quatro_env" / "configs").write_text("../configs")  # what such a checkout leaves
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "mine.yaml").write_text("num_envs: 8\n")
+    monkeypatch.setattr(configs.resources, "files", lambda package: tmp_path / package)
+    assert shipped_configs() == ["mine"]
+    assert resolve_config("mine") == tmp_path / "configs" / "mine.yaml"
+
+
 def test_an_unknown_config_lists_the_shipped_ones():
     with pytest.raises(FileNotFoundError, match=r"no_such.*shipped: .*ppo_4p.*smoke"):
         resolve_config("no_such")
