@@ -77,7 +77,7 @@ def decode_observation_text(text: Any, obs_dim: int, where: str) -> np.ndarray:
 
 
 #: a gzip replay is flushed (a zlib sync point) every this many ticks and after its first lines: a process
-#: killed mid-match leaves all but the last few seconds of play (a flush a line would cost compression)
+#: killed mid-match loses at most the last 99 ticks (a flush a line would cost 19 % in size, this 0.2 %)
 GZIP_FLUSH_TICKS = 100
 
 
