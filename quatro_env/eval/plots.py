@@ -23,6 +23,12 @@ def _bars(x: float, lo: float, hi: float) -> list[list[float]]:
     return [[max(x - lo, 0.0)], [max(hi - x, 0.0)]]
 
 
+def _distinct_color(plt, k: int):
+    """The k-th of 60 colours (tab20, then tab20b, tab20c): the frontier's 28 rows repeated tab20's
+    twenty, so two policies of one marker shared a colour and a legend entry could not tell them apart."""
+    return plt.get_cmap(("tab20", "tab20b", "tab20c")[k // 20 % 3])(k % 20)
+
+
 def _teams(report: dict[str, Any]) -> list[dict[str, Any]]:
     if report["kind"] == "evaluate":
         return [dict(t, policy=f"{k}: {t['policy']}") for k, t in enumerate(report["lineups"][0]["teams"])]
@@ -167,7 +173,7 @@ def secrecy_frontier(
     same card count too), for the rows measured with it."""
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12.0, 6.4), sharey=True)
-    colors = {r["policy"]: plt.get_cmap("tab20")(k % 20) for k, r in enumerate(rows)}
+    colors = {r["policy"]: _distinct_color(plt, k) for k, r in enumerate(rows)}
     for ax, gap_key, ci_key, what in (
         (axes[0], "gap", "gap_ci95", "time-matched AUC"),
         (axes[1], "cm_gap", "cm_gap_ci95", "count-matched AUC (same tick and card count)"),

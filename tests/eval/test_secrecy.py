@@ -639,6 +639,14 @@ def test_the_frontier_frames_every_point_and_each_narrow_interval_whole():
     assert gap_frame([row(None, [None, None])], "cm_gap", "cm_gap_ci95") is None
 
 
+def test_the_frontier_gives_each_of_its_rows_its_own_colour():
+    """28 rows on tab20 gave `cover` and `eavesdropper` (both squares) one colour and one legend look."""
+    from quatro_env.eval.plots import _distinct_color, _plt
+
+    colours = [_distinct_color(_plt(), k) for k in range(40)]
+    assert len(set(colours)) == 40
+
+
 def test_the_frontier_draws_one_policy_teams_share_against_its_best_response():
     """At 4 players the policy's team wins what its best response neither wins nor draws; at 6 the
     policy holds two of the three teams, so one team's share is half of that (its win rate against
