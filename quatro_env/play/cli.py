@@ -123,15 +123,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def links(host: str, port: int, token: str) -> tuple[str, str | None]:
     """The link to open here, and one for other machines where ``host`` is every interface (``0.0.0.0``,
     ``::``): no browser goes to such an address, so this machine's is loopback and the others' its name."""
+
+    def url(name: str) -> str:
+        return f"http://{name}:{port}/?token={token}"
+
     try:
         everywhere = ipaddress.ip_address(host).is_unspecified
     except ValueError:  # a name
         everywhere = False
     if everywhere:
-        here = "[::1]" if ":" in host else "127.0.0.1"
-        return f"http://{here}:{port}/?token={token}", f"http://{socket.gethostname()}:{port}/?token={token}"
-    url_host = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets
-    return f"http://{url_host}:{port}/?token={token}", None
+        return url("[::1]" if ":" in host else "127.0.0.1"), url(socket.gethostname())
+    return url(f"[{host}]" if ":" in host else host), None  # an IPv6 address goes in brackets
 
 
 def listen(host: str, port: int) -> socket.socket:

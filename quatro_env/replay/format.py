@@ -81,12 +81,17 @@ def decode_observation_text(text: Any, obs_dim: int, where: str) -> np.ndarray:
 GZIP_FLUSH_TICKS = 100
 
 
+def gzipped(path: Path) -> bool:
+    """A replay is gzip-compressed by its ``.gz`` suffix."""
+    return path.suffix == ".gz"
+
+
 def open_text(path: str | Path, mode: str) -> IO[str]:
     """A replay file as text; gzip by its ``.gz`` suffix. A plain file is written a line at a time, so a
     process killed mid-match leaves every line it finished (read them with ``partial``); a gzip stream is
     flushed by the writer every :data:`GZIP_FLUSH_TICKS` ticks."""
     path = Path(path)
-    if path.suffix == ".gz":
+    if gzipped(path):
         return gzip.open(path, mode + "t", encoding="utf-8")
     return open(path, mode, encoding="utf-8", buffering=1 if "w" in mode else -1)
 
@@ -107,7 +112,7 @@ class ReplayWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open_text(self.path, "w")
-        self._gzip = self.path.suffix == ".gz"
+        self._gzip = gzipped(self.path)
         self._ticks = 0
         self._header = {
             "type": "header",
