@@ -29,6 +29,7 @@ import torch
 from quatro_env.batched import schema
 from quatro_env.batched.constants import MAX_POINTS, MAX_ROUNDS, MAX_TICKS
 from quatro_env.batched.program import layout as L
+from quatro_env.batched.program.draws import table_key
 from quatro_env.batched.schema import CONFIG_KEY, STATE_FIELDS
 from quatro_env.common.cli import one_line_error as one_line
 from quatro_env.common.strict import as_flag, as_int
@@ -246,8 +247,9 @@ class BatchedQuatroEngine:
         return state
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        """Restore :meth:`state_dict`; a missing, unknown, ill-shaped or out-of-range entry is refused by
-        name before anything changes, and so is a state played under another config (its clocks, scores
+        """Restore :meth:`state_dict`; a missing, unknown, ill-shaped or out-of-range entry, or a state no
+        play reaches (a card twice, a score no round gave, a key not its seed's), is refused by name
+        before anything changes, and so is a state played under another config (its clocks, scores
         and seats mean that config's rules; a state saved before the config was recorded has none and is
         taken as it is). The masks are derived again from the loaded state (the rules decide legality,
         not the file), with the kinds ``sample_actions`` draws from; the observations are taken as saved
@@ -270,9 +272,17 @@ class BatchedQuatroEngine:
                     f"engine state: {name} must be {current.dtype}{list(current.shape)}, "
                     f"got {value.dtype}{list(value.shape)}"
                 )
+            if value.is_meta or value.layout != torch.strided:  # no data to copy: found half-loaded
+                raise ValueError(
+                    f"engine state: {name} must hold its values, got a {value.layout} tensor "
+                    f"on {value.device}"
+                )
         bad = schema.out_of_bounds(state, self._dims)
         if bad:
             raise ValueError(f"engine state: values the rules never hold: {'; '.join(bad)}")
+        bad = schema.never_reached(state, self._dims, self.config.points_to_win) + _bad_keys(state)
+        if bad:
+            raise ValueError(f"engine state: a state no play reaches: {'; '.join(bad)}")
         for name in STATE_FIELDS:
             getattr(self, name).copy_(state[name])
         for field in schema.RESULTS:
@@ -520,6 +530,20 @@ def _table_seeds(seed: Any, tables: int) -> np.ndarray:
     if ((values < 0) | (values > MAX_SEED)).any():
         raise ValueError(f"seed: every seed lies in 0..{MAX_SEED}, got {values.min()}..{values.max()}")
     return values.astype(np.int64)
+
+
+def _bad_keys(state: dict[str, torch.Tensor]) -> list[str]:
+    """Each table's seed in 0..MAX_SEED, its episodes counted from 0, and its draw key the hash of the two
+    (Q30: a table's draws follow from its seed; a key of another seed would play other cards)."""
+    seeds, episodes, keys = (state[name].tolist() for name in ("seeds", "episode", "key"))
+    for b, (seed, episode, key) in enumerate(zip(seeds, episodes, keys, strict=True)):
+        if not 0 <= seed <= MAX_SEED:
+            return [f"seeds: 0..{MAX_SEED}, got {seed} (table {b})"]
+        if episode < 0:
+            return [f"episode: 0 or more, got {episode} (table {b})"]
+        if key != table_key(seed, episode):
+            return [f"key: the hash of the table's seed and episode (table {b})"]
+    return []
 
 
 def numba_available() -> bool:

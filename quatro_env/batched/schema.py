@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import torch
 
-from quatro_env.batched.constants import NUM_CALLS, NUM_EMOJIS, NUM_KINDS, NUM_PHASES
+from quatro_env.batched.constants import MAX_TICKS, NUM_CALLS, NUM_EMOJIS, NUM_KINDS, NUM_PHASES, OVER, SIGN
 
 
 @dataclass(frozen=True)
@@ -209,4 +209,38 @@ def out_of_bounds(state: dict[str, torch.Tensor], dims: Dims) -> list[str]:
         outside = (values < lo) | (values >= hi)
         if bool(outside.any()):
             bad.append(f"{f.name}: {lo}..{hi - 1}, got {int(values[outside][0])}")
+    return bad
+
+
+def never_reached(state: dict[str, torch.Tensor], dims: Dims, points_to_win: int) -> list[str]:
+    """What no play reaches in ``state``, though every value is within its ``bounds``: a card held twice
+    or missing, a clock past its int32 headroom, a score the rounds cannot have given, a finished table
+    (those are reset in the same step). The programs would play on from there, wrongly and silently."""
+    bad = []
+
+    def refuse(name: str, wrong: torch.Tensor, what: str) -> None:
+        tables = torch.nonzero(wrong.reshape(wrong.shape[0], -1).any(1)).flatten()
+        if tables.numel():
+            bad.append(f"{name}: {what} (table {int(tables[0])})")
+
+    tick, phase = state["tick"].long(), state["phase"].long()
+    refuse("tick", (tick < 0) | (tick > MAX_TICKS), f"0..{MAX_TICKS}")
+    refuse("phase", phase == OVER, "not over (a finished table is reset in the same step)")
+    begun, ended = state["round_index"].long(), state["rounds_completed"].long()
+    refuse("rounds_completed", (ended < 0) | (ended > begun), "0..round_index")
+    scores = state["scores"].long()
+    refuse(
+        "scores",
+        (scores > ended[:, None]) | (scores >= points_to_win),
+        f"below points_to_win, {points_to_win}, and at most the rounds completed (Q24)",
+    )
+    cards = torch.cat([state["hands"].flatten(1), state["center"]], 1).long()
+    sign = (phase == SIGN).unsqueeze(1)
+    refuse("hands", sign & (cards >= 0), "no card dealt in the sign phase (Q8)")
+    deck = torch.arange(dims.deck, device=cards.device)
+    refuse(
+        "hands",
+        ~sign & (cards.sort(1).values != deck),
+        f"with the center, each of the {dims.deck} cards once (Q3, Q4)",
+    )
     return bad

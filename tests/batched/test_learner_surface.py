@@ -153,6 +153,63 @@ def test_loaded_masks_are_derived_from_the_state_and_sampling_follows_them():
     engine.step(actions)  # illegal_action="raise": every sampled action is legal
 
 
+def _swap_seed(state: dict) -> None:
+    state["seeds"][0] += 1  # the key stays the old seed's
+
+
+def _in_sign_phase_with_cards(state: dict) -> None:
+    state["phase"][0] = int(Phase.SIGN)
+    state["hands"][0, 0, 0] = 0
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (
+            lambda s: s["hands"][5, 1].copy_(s["hands"][5, 0]),
+            r"hands: with the center, each of the 20 cards once",
+        ),
+        (
+            lambda s: s["center"][7].fill_(-1),
+            r"hands: with the center, each of the 20 cards once \(Q3, Q4\) \(table 7\)",
+        ),
+        (_in_sign_phase_with_cards, r"hands: no card dealt in the sign phase \(Q8\) \(table 0\)"),
+        (lambda s: s["tick"][5].fill_(-1), r"tick: 0\.\.1073741824 \(table 5\)"),
+        (lambda s: s["tick"].fill_(2**31 - 1), r"tick: 0\.\.1073741824 \(table 0\)"),
+        (lambda s: s["phase"][2].fill_(int(Phase.OVER)), r"phase: not over .* \(table 2\)"),
+        (lambda s: s["rounds_completed"][1].fill_(-7), r"rounds_completed: 0\.\.round_index \(table 1\)"),
+        (lambda s: s["rounds_completed"][1].fill_(9), r"rounds_completed: 0\.\.round_index \(table 1\)"),
+        (lambda s: s["scores"][4, 1].fill_(5), r"scores: below points_to_win, 5, and at most the rounds"),
+        (
+            lambda s: s["scores"][0, 0].fill_(1),
+            r"scores: .* at most the rounds completed \(Q24\) \(table 0\)",
+        ),
+        (lambda s: s["seeds"][6].fill_(-1), r"seeds: 0\.\.4611686018427387904, got -1 \(table 6\)"),
+        (lambda s: s["episode"][7].fill_(-2), r"episode: 0 or more, got -2 \(table 7\)"),
+        (_swap_seed, r"key: the hash of the table's seed and episode \(table 0\)"),
+        (
+            lambda s: s.update(tick=torch.empty(16, dtype=torch.int32, device="meta")),
+            r"tick must hold its values",
+        ),
+        (
+            lambda s: s.update(hands=s["hands"].to_sparse()),
+            r"hands must hold its values, got a torch.sparse_coo",
+        ),
+    ],
+)
+def test_a_state_no_play_reaches_is_refused_by_name_and_changes_nothing(change, named):
+    """Within every field's bounds, yet never played: a card twice, a clock past its int32 headroom, a
+    score no round gave, a key of another seed. The programs would play on from it (the audit's
+    duplicated hand played five ticks); a meta tensor was refused only after three fields were copied."""
+    engine = _played(seed=3)  # tables 0-4 in the sign phase, 5-7 in play
+    assert engine.phase[:8].tolist() == [0] * 5 + [1] * 3 and engine.round_index[1] == 3
+    state, before = engine.state_dict(), engine.state_dict()
+    change(state)
+    with pytest.raises(ValueError, match=named):
+        engine.load_state_dict(state)
+    assert all(torch.equal(before[k], v) for k, v in engine.state_dict().items())
+
+
 @pytest.mark.parametrize("num_players", [4, 6, 8])
 def test_every_state_the_rules_reach_is_within_the_bounds(num_players):
     """The bounds refuse only what play never produces: every tick of random play (reshuffles, Q5
@@ -173,5 +230,8 @@ def test_every_state_the_rules_reach_is_within_the_bounds(num_players):
     finished = 0
     for _ in range(400):
         finished += int(engine.step(engine.sample_actions(gen)).info["done"].sum())
-        assert schema.out_of_bounds(engine.state_dict(), dims) == []
+        state = engine.state_dict()
+        assert schema.out_of_bounds(state, dims) == []
+        assert schema.never_reached(state, dims, engine.config.points_to_win) == []
+    engine.load_state_dict(state)  # the seeds, episodes and keys of played tables pass too
     assert finished > 0  # match ends and resets were reached
