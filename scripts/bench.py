@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -358,10 +359,12 @@ def main(argv: list[str] | None = None) -> None:
     peers = [] if args.no_peers else bench_peers(seconds, batches)
 
     cuda_name = torch.cuda.get_device_name() if "cuda" in devices else "-"
-    print(
-        f"\nmachine: {platform.machine()}, torch {torch.__version__}, "
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}, "
         f"threads {torch.get_num_threads()}, cuda {cuda_name}, clock {args.clock}"
     )
+    command = f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} python " + " ".join(sys.argv)
+    print(f"\nmachine: {machine}\ncommand: {command}")
     if rows:
         print(
             "\n| impl | players | device | batch | agent-steps/s | vs ParallelEnv | state B/table "
@@ -403,6 +406,8 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.json, "w") as f:
             json.dump(
                 {
+                    "machine": machine,
+                    "command": command,
                     "rows": rows,
                     "peers": peers,
                     "torch": torch.__version__,

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--rollouts", type=int_in(1), default=5, help="rollouts of num_steps ticks each")
     parser.add_argument("overrides", nargs="*")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # key=value overrides before or after the flags
     torch.set_num_threads(1)
     try:  # a trainer checkpoint or a policy file, read safely
         state = load_checkpoint(args.checkpoint)
@@ -76,7 +76,9 @@ def main(argv: list[str] | None = None) -> None:
         config = Path(tempfile.mkdtemp()) / "config.yaml"
         config.write_text(yaml.safe_dump(state["config"]))
     try:  # the config (a path or a shipped name, resolved by load_config) and the overrides
-        trainer = PPOTrainer(load_config(config, [*args.overrides, f"out_dir={tempfile.mkdtemp()}"]))
+        # played in this process, whatever the policy was trained in (``processes=2`` was refused)
+        overrides = ["processes=1", *args.overrides, f"out_dir={tempfile.mkdtemp()}"]
+        trainer = PPOTrainer(load_config(config, overrides))
     except ValueError as exc:
         parser.error(f"--config/overrides: {one_line_error(exc)}")
     try:

@@ -108,6 +108,21 @@ def test_bench_checks_each_list_item_and_duration(args, says):
     assert proc.stderr.strip() == f"bench.py: argument {says}"
 
 
+def test_bench_prints_and_records_its_machine_and_command(tmp_path):
+    """The README says each benchmark prints the machine, the command and a table: bench.py left out the
+    command, on screen and in its json."""
+    out = tmp_path / "bench.json"
+    args = ("--players", "4", "--batches", "2", "--seconds", "0.05", "--no-peers", "--json", str(out))
+    proc = _run("bench.py", *args, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    recorded = json.loads(out.read_text())
+    assert recorded["command"].endswith("scripts/bench.py " + " ".join(args))
+    assert (
+        f"command: {recorded['command']}" in proc.stdout and f"machine: {recorded['machine']}" in proc.stdout
+    )
+    assert "| batched" in proc.stdout
+
+
 def test_configs_are_taken_by_name_and_checked_before_any_work():
     proc = _run("bench_train.py", "--config", "smoke", "--updates", "1", "num_envs=0")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

@@ -277,3 +277,23 @@ def test_sign_probability_script_reports_probabilities(tmp_path):
     assert result, "self-play seats take the floor within 40 ticks under a random policy"
     for count, p_sign, p_any in result.values():
         assert count > 0 and 0 <= p_sign <= p_any <= 1
+
+
+def test_sign_probability_plays_a_policy_trained_in_two_processes(tmp_path, capsys):
+    """A policy of ``quatro-train --config ppo_4p processes=2`` (the README's command) was refused:
+    ``processes: 2, but this trainer is one of 1 process(es)``; the script plays it in one process."""
+    import importlib.util
+
+    from baselines.checkpoint_io import save_checkpoint
+    from baselines.policy import load_policy_file
+
+    spec = importlib.util.spec_from_file_location("sign_probability", "scripts/sign_probability.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    payload = load_policy_file("ppo_4p")
+    payload["config"] = {**payload["config"], "processes": 2}
+    save_checkpoint(payload, tmp_path / "two.pt")
+    module.main(
+        [str(tmp_path / "two.pt"), "--rollouts", "1", "num_envs=8", "num_minibatches=1", "num_steps=20"]
+    )
+    assert "seat-ticks on the floor" in capsys.readouterr().out
