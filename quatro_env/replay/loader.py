@@ -8,13 +8,16 @@ With ``verify=True`` (the default) the match is played again from the recorded s
 any difference in events, order, points, state or observations raises :class:`ReplayMismatchError`.
 A match cut short (a crash, Ctrl-C, a killed process) leaves no ``end`` line, and perhaps a torn last
 line or a gzip stream without its end: ``partial=True`` reads it up to its last whole tick (still
-checked against the engine tick by tick); without it such a file is refused as truncated.
+checked against the engine tick by tick); without it such a file is refused as truncated. Damaged gzip
+data (a bad block or checksum: not what a killed writer leaves) is refused either way.
 """
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,7 +188,9 @@ def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_ti
 def _numbered_lines(path: Path, partial: bool = False) -> Iterator[tuple[int, str]]:
     """The file's lines, numbered from 1, read one at a time (never more than the caps above in memory:
     ``list(fh)`` would decompress a whole gzip bomb first). With ``partial``, a gzip stream that stops
-    before its end (a killed writer) ends the lines where it stops."""
+    before its end (a killed writer) ends the lines where it stops. Damaged gzip data (a bad deflate
+    block or checksum) is refused even with ``partial``: a killed writer never leaves it, and the lines
+    before the damage are not vouched for by the checksum."""
     total = 0
     with open_text(path, "r") as fh:
         for number in itertools.count(1):
@@ -198,6 +203,8 @@ def _numbered_lines(path: Path, partial: bool = False) -> Iterator[tuple[int, st
                     f"replay {str(path)!r}: cannot be read as text ({err}; a writer killed mid-match: "
                     f"{PARTIAL_HINT})"
                 ) from None
+            except (zlib.error, gzip.BadGzipFile) as err:
+                raise ReplayFormatError(f"replay {str(path)!r}: its gzip data is damaged ({err})") from None
             except (OSError, UnicodeDecodeError) as err:
                 raise ReplayFormatError(f"replay {str(path)!r}: cannot be read as text ({err})") from None
             if not line:
@@ -221,7 +228,8 @@ PARTIAL_HINT = "`quatro-replay --partial` (read(..., partial=True)) views it up 
 
 def read(path: str | Path, partial: bool = False) -> Replay:
     """Parse and validate a replay file without re-simulating it. ``partial``: accept a match cut short
-    (no ``end`` line; a last line torn mid-write is dropped, any other bad line is still refused)."""
+    (no ``end`` line; a last line torn mid-write is dropped; any other bad line, or damaged gzip data, is
+    still refused)."""
     path = Path(path)
     if not path.is_file():
         raise ReplayFormatError(f"replay {str(path)!r}: no such file")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 
 import numpy as np
 import pytest
@@ -81,6 +82,32 @@ def test_a_gzip_stream_cut_short_is_read_up_to_where_it_stops(whole, tmp_path):
     full = load(whole[0])
     assert not replay.complete and 1 < len(replay.frames) < len(full.frames)
     assert [f.state for f in replay.frames] == [f.state for f in full.frames[: len(replay.frames)]]
+
+
+def _damaged(lines, damage: str) -> bytes:
+    """A gzip replay whose data is damaged: a bad deflate block after its first ticks, or a bad checksum."""
+    text = "".join(lines).encode()
+    if damage == "checksum":
+        data = bytearray(gzip.compress(text))
+        data[-8] ^= 1  # the CRC-32 of the trailer
+        return bytes(data)
+    stream = zlib.compressobj(wbits=31)  # a gzip stream, flushed (as the writer does) after five lines
+    return stream.compress("".join(lines[:5]).encode()) + stream.flush(zlib.Z_SYNC_FLUSH) + b"\xff" * 16
+
+
+@pytest.mark.parametrize("damage", ["block", "checksum"])
+@pytest.mark.parametrize("partial", [False, True])
+def test_damaged_gzip_data_is_refused_in_one_line_even_with_partial(whole, tmp_path, capsys, damage, partial):
+    """A bad deflate block raised zlib.error through quatro-replay (a traceback). A killed writer leaves a
+    stream that stops, never damaged data, so ``--partial`` refuses it too: nothing vouches for its lines."""
+    path = tmp_path / "damaged.jsonl.gz"
+    path.write_bytes(_damaged(whole[1], damage))
+    with pytest.raises(ReplayFormatError, match=r"^replay '.*damaged\.jsonl\.gz': its gzip data is damaged"):
+        read(path, partial=partial)
+    code = replay_main([str(path), "-o", str(tmp_path / "page.html"), *(["--partial"] if partial else [])])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "its gzip data is damaged" in err
+    assert err.startswith(f"quatro-replay: {path}: ")
 
 
 def test_quatro_replay_partial_writes_the_viewer_and_says_the_match_was_cut(whole, tmp_path, capsys):
