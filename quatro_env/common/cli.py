@@ -61,6 +61,11 @@ _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlevel = 80, 80, 2
 _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = 6
 
 
+def short(value: object) -> str:
+    """``repr(value)`` cut short for an error line: long strings, lists and deep values are elided."""
+    return _SHORT.repr(value)
+
+
 #: the errors one line names (a list of fifty bad items is fifty errors)
 MAX_ERRORS_SHOWN = 3
 
@@ -77,7 +82,7 @@ def one_line_error(exc: Exception) -> str:
         if message.startswith(f"{field}:") or not error["loc"]:  # the message names its fields
             parts.append(message)
         else:
-            parts.append(f"{field}: {message} (got {_SHORT.repr(error.get('input'))})")
+            parts.append(f"{field}: {message} (got {short(error.get('input'))})")
     if len(errors) > MAX_ERRORS_SHOWN:
         parts.append(f"and {len(errors) - MAX_ERRORS_SHOWN} more")
     return "; ".join(" ".join(p.split()) for p in parts)

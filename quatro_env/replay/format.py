@@ -3,8 +3,9 @@
 One JSON object a line, each with a ``"type"``:
 
 * ``header`` (first line): ``format`` ("quatro-replay"), ``version``, ``config`` (every
-  ``QuatroConfig`` field), ``engine_seed``, ``seats`` (per seat: the policy label and its seed),
-  ``obs_dim``, ``num_actions`` and free ``meta`` (who wrote it, match index, ...);
+  ``QuatroConfig`` field), ``engine_seed``, ``seats`` (per seat: its index, the policy label and its
+  seed), ``obs_dim``, ``num_actions`` (the config's table's) and free ``meta`` (who wrote it, match
+  index, ...);
 * ``reset``: the opening events, the omniscient ``state`` and every seat's ``observations``;
 * ``tick`` (one per tick played): ``tick``, ``actions`` (one per seat, the action index the engine
   played), ``order`` (resolution order), ``events`` (in resolution order, each with
@@ -12,7 +13,8 @@ One JSON object a line, each with a ``"type"``:
   per team), the omniscient ``state`` after the tick and every seat's ``observations``;
 * ``end`` (last line): ``scores``, ``winners``, ``rounds``, ``ticks``.
 
-An observation is the seat's uint8 vector, base64-encoded. Files may be gzip-compressed
+A line holds the fields of its type and no other (:data:`FIELDS`). An observation is the seat's uint8
+vector, base64-encoded. Files may be gzip-compressed
 (``.gz``). Loading parses JSON only — a replay is data, never code.
 """
 
@@ -27,6 +29,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from quatro_env.common.cli import short
+from quatro_env.common.strict import as_int, as_list
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.engine import QuatroEngine, TickResult
 from quatro_env.quatro.events import Event
@@ -34,6 +38,42 @@ from quatro_env.replay.views import engine_state
 
 FORMAT = "quatro-replay"
 VERSION = 1
+GAME = "quatro"
+#: the fields of each line, as :class:`ReplayWriter` writes them: a reader refuses any other by name, so a
+#: misspelt or foreign field is never silently ignored
+FIELDS = {
+    "header": ("type", "format", "version", "game", "config", "engine_seed", "seats", "obs_dim")
+    + ("num_actions", "meta"),
+    "reset": ("type", "events", "state", "observations"),
+    "tick": ("type", "tick", "actions", "order", "events", "points", "state", "observations"),
+    "end": ("type", "scores", "winners", "rounds", "ticks"),
+}
+#: a header's entry per seat: its index, its policy's label and its actor's seed
+SEAT_FIELDS = ("seat", "policy", "seed")
+
+
+def fields_problem(record: dict[str, Any], names: Sequence[str]) -> str | None:
+    """What is wrong with ``record``'s fields (one ``names`` does not hold, or one missing), or None."""
+    unknown = [key for key in record if key not in names]
+    if unknown:
+        return f"field {short(unknown[0])} is not one the format defines ({', '.join(names)})"
+    missing = [key for key in names if key not in record]
+    return f"missing field {missing[0]!r}" if missing else None
+
+
+def check_seats(seats: Any, n: int) -> None:
+    """``seats`` as the header holds them: per seat ``{"seat": s, "policy": label, "seed": seed}``. The writer
+    checks them too, so it never writes a header its reader refuses."""
+    for s, entry in enumerate(as_list(seats, "seats", n)):
+        what = f"seats[{s}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{what}: must be an object ({', '.join(SEAT_FIELDS)}), got {short(entry)}")
+        if problem := fields_problem(entry, SEAT_FIELDS):
+            raise ValueError(f"{what}: {problem}")
+        as_int(entry["seat"], f"{what}.seat", s, s)
+        if not isinstance(entry["policy"], str):
+            raise ValueError(f"{what}.policy: must be a string (a label), got {short(entry['policy'])}")
+        as_int(entry["seed"], f"{what}.seed", 0)
 
 
 def _plain(value: Any) -> Any:
@@ -107,8 +147,7 @@ class ReplayWriter:
         seats: Sequence[dict[str, Any]],
         meta: dict[str, Any] | None = None,
     ) -> None:
-        if len(seats) != config.num_players:
-            raise ValueError(f"seats: need one entry per seat ({config.num_players}), got {len(seats)}")
+        check_seats(seats, config.num_players)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open_text(self.path, "w")
@@ -118,7 +157,7 @@ class ReplayWriter:
             "type": "header",
             "format": FORMAT,
             "version": VERSION,
-            "game": "quatro",
+            "game": GAME,
             "config": _plain(config.model_dump()),
             "engine_seed": int(engine_seed),
             "seats": _plain(list(seats)),

@@ -26,16 +26,21 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from quatro_env.common.cli import one_line_error
+from quatro_env.common.cli import one_line_error, short
+from quatro_env.quatro.actions import ActionCodec
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import IllegalActionError, QuatroEngine
 from quatro_env.replay.format import (
+    FIELDS,
     FORMAT,
+    GAME,
     VERSION,
+    check_seats,
     decode_observation_text,
     encode_observations,
     event_record,
+    fields_problem,
     open_text,
 )
 from quatro_env.replay.records import EventRecord, TableState
@@ -123,6 +128,10 @@ def _parse_header(record: dict[str, Any]) -> tuple[dict[str, Any], QuatroConfig]
         raise ReplayFormatError(
             f"{where}: replay version {version} is not supported (this reader: {VERSION})"
         )
+    if problem := fields_problem(record, FIELDS["header"]):
+        raise ReplayFormatError(f"{where}: {problem}")
+    if record["game"] != GAME:
+        raise ReplayFormatError(f"{where}: field 'game' must be {GAME!r}, got {short(record['game'])}")
     try:
         config = QuatroConfig(**_need(record, "config", dict, where))
     except (ValidationError, TypeError) as err:
@@ -131,13 +140,18 @@ def _parse_header(record: dict[str, Any]) -> tuple[dict[str, Any], QuatroConfig]
         ) from None
     if _need(record, "engine_seed", int, where) < 0:
         raise ReplayFormatError(f"{where}: field 'engine_seed' must be a non-negative integer")
-    seats = _need(record, "seats", list, where)
-    if len(seats) != config.num_players:
-        raise ReplayFormatError(
-            f"{where}: field 'seats' needs {config.num_players} entries, got {len(seats)}"
-        )
+    try:
+        check_seats(record["seats"], config.num_players)
+    except ValueError as err:
+        raise ReplayFormatError(f"{where}: {err}") from None
     _need(record, "obs_dim", int, where)
-    _need(record, "num_actions", int, where)
+    actions = ActionCodec(config.num_players).num_actions
+    if _need(record, "num_actions", int, where) != actions:
+        raise ReplayFormatError(
+            f"{where}: field 'num_actions' is {short(record['num_actions'])}, the config's table has "
+            f"{actions} actions"
+        )
+    _need(record, "meta", dict, where)
     return record, config
 
 
@@ -266,6 +280,8 @@ def read(path: str | Path, partial: bool = False) -> Replay:
             continue
         if replay.end:
             raise ReplayFormatError(f"{where}: a line after the 'end' line")
+        if kind in ("reset", "tick", "end") and (problem := fields_problem(record, FIELDS[kind])):
+            raise ReplayFormatError(f"{where}: {problem}")
         n, obs_dim = replay.num_players, replay.header["obs_dim"]
         if kind == "reset":
             if replay.frames:

@@ -132,6 +132,35 @@ def _malformed(records, case):
         header["engine_seed"] = "0"
     elif case == "seed negative":
         header["engine_seed"] = -1
+    elif case.startswith("header "):  # fields the format does not define, or that disagree with it
+        if case == "header extra":
+            header["evil"] = "x"
+        elif case == "header missing":
+            del header["meta"]
+        elif case == "header game":
+            header["game"] = "chess"
+        elif case == "header num_actions":
+            header["num_actions"] = -4  # the config's table has 74
+    elif case.startswith("seats "):  # per seat: {"seat": s, "policy": label, "seed": seed}
+        seats = header["seats"]
+        if case == "seats junk":
+            header["seats"] = [1, None, "x", {"policy": {"a": [1]}}]
+        elif case == "seats count":
+            del seats[3]
+        elif case == "seats extra":
+            seats[1]["code"] = "import os"
+        elif case == "seats index":
+            seats[2]["seat"] = 0
+        elif case == "seats policy":
+            seats[0]["policy"] = ["honest"]
+        elif case == "seats seed":
+            seats[3]["seed"] = 1.5
+    elif case == "reset extra":
+        records[1]["code"] = "import os"
+    elif case == "tick extra":
+        records[3]["foo"] = 1
+    elif case == "end extra":
+        records[-1]["foo"] = 1
     elif case.startswith("state "):  # the omniscient state the viewer draws (replay.records)
         state = records[3]["state"]
         if case == "state emoji":
@@ -181,6 +210,19 @@ def _malformed(records, case):
         ("config", r"^line 1 \(header\): field 'config' is not a valid QuatroConfig: num_players: [^\n]*$"),
         ("seed type", "field 'engine_seed'"),
         ("seed negative", "field 'engine_seed' must be a non-negative integer"),
+        ("header extra", r"^line 1 \(header\): field 'evil' is not one the format defines \(type, format, "),
+        ("header missing", r"^line 1 \(header\): missing field 'meta'$"),
+        ("header game", r"^line 1 \(header\): field 'game' must be 'quatro', got 'chess'$"),
+        ("header num_actions", r"^line 1 \(header\): field 'num_actions' is -4, the config's table has 74"),
+        ("seats junk", r"^line 1 \(header\): seats\[0\]: must be an object \(seat, policy, seed\), got 1$"),
+        ("seats count", r"^line 1 \(header\): seats: need 4 items, got 3$"),
+        ("seats extra", r"^line 1 \(header\): seats\[1\]: field 'code' is not one the format defines"),
+        ("seats index", r"^line 1 \(header\): seats\[2\]\.seat: 0 is outside 2\.\.2$"),
+        ("seats policy", r"^line 1 \(header\): seats\[0\]\.policy: must be a string \(a label\)"),
+        ("seats seed", r"^line 1 \(header\): seats\[3\]\.seed: must be an integer, got 1\.5"),
+        ("reset extra", r"^line 2: field 'code' is not one the format defines \(type, events, state, obs"),
+        ("tick extra", r"^line 4: field 'foo' is not one the format defines \(type, tick, actions, "),
+        ("end extra", r"^line \d+: field 'foo' is not one the format defines \(type, scores, winners, "),
         ("state emoji", r"line 4, field 'state': emoji\.0: Input should be greater than or equal to 0"),
         ("state hand", r"field 'state': .*hands\[1\] holds 2 cards"),
         ("state card", r"field 'state': .*card ids must be below 20 at this table, got \[99\]"),
@@ -203,6 +245,19 @@ def test_malformed_replays_get_a_clear_error(replay_files, tmp_path, case, messa
     path.write_text(_malformed(_lines(replay_files[1]), case))
     with pytest.raises(ReplayFormatError, match=message):
         read(path)
+
+
+def test_the_writer_refuses_seats_its_reader_would_refuse(tmp_path):
+    """The header's seats are checked on writing too (``format.check_seats``): it writes none its reader
+    refuses."""
+    from quatro_env.quatro.config import QuatroConfig
+    from quatro_env.replay import ReplayWriter
+
+    seats = [{"seat": s, "policy": "idle", "seed": s} for s in range(4)]
+    seats[2] = {"seat": 2, "policy": "idle"}
+    with pytest.raises(ValueError, match=r"^seats\[2\]: missing field 'seed'$"):
+        ReplayWriter(tmp_path / "m.jsonl", QuatroConfig(), 0, seats)
+    assert not (tmp_path / "m.jsonl").exists()
 
 
 _ANY_JSON = st.one_of(
