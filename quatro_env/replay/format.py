@@ -30,7 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from quatro_env.common.cli import short
-from quatro_env.common.strict import as_int, as_list
+from quatro_env.common.strict import is_index
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.engine import QuatroEngine, TickResult
 from quatro_env.quatro.events import Event
@@ -64,16 +64,22 @@ def fields_problem(record: dict[str, Any], names: Sequence[str]) -> str | None:
 def check_seats(seats: Any, n: int) -> None:
     """``seats`` as the header holds them: per seat ``{"seat": s, "policy": label, "seed": seed}``. The writer
     checks them too, so it never writes a header its reader refuses."""
-    for s, entry in enumerate(as_list(seats, "seats", n)):
+    if not isinstance(seats, (list, tuple)) or len(seats) != n:
+        got = f"{len(seats)} entries" if isinstance(seats, (list, tuple)) else type(seats).__name__
+        raise ValueError(f"field 'seats': must be a list of {n} entries (one per seat), got {got}")
+    for s, entry in enumerate(seats):
         what = f"seats[{s}]"
         if not isinstance(entry, dict):
             raise ValueError(f"{what}: must be an object ({', '.join(SEAT_FIELDS)}), got {short(entry)}")
         if problem := fields_problem(entry, SEAT_FIELDS):
             raise ValueError(f"{what}: {problem}")
-        as_int(entry["seat"], f"{what}.seat", s, s)
-        if not isinstance(entry["policy"], str):
-            raise ValueError(f"{what}.policy: must be a string (a label), got {short(entry['policy'])}")
-        as_int(entry["seed"], f"{what}.seed", 0)
+        seat, policy, seed = (entry[key] for key in SEAT_FIELDS)
+        if not is_index(seat) or seat != s:
+            raise ValueError(f"{what}.seat: must be {s}, got {short(seat)}")
+        if not isinstance(policy, str):
+            raise ValueError(f"{what}.policy: must be a string (a label), got {short(policy)}")
+        if not is_index(seed) or seed < 0:
+            raise ValueError(f"{what}.seed: must be a non-negative integer, got {short(seed)}")
 
 
 def _plain(value: Any) -> Any:
