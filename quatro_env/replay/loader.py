@@ -27,6 +27,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from quatro_env.common.cli import one_line_error, short
+from quatro_env.common.strict import is_index
 from quatro_env.quatro.actions import ActionCodec
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
@@ -108,10 +109,18 @@ def _need(record: dict[str, Any], key: str, kind: type | tuple[type, ...], where
     return value
 
 
-def _int_list(record: dict[str, Any], key: str, length: int, where: str) -> list[int]:
+def _ints(
+    record: dict[str, Any], key: str, where: str, length: int | None, low: int = 0, high: int | None = None
+) -> list[int]:
+    """Field ``key``: a list of integers in ``low..high`` (of ``length`` items if given). Checked verified
+    or not: the viewer and a caller of :func:`read` take them as they are."""
     values = _need(record, key, list, where)
-    if len(values) != length or not all(isinstance(x, int) and not isinstance(x, bool) for x in values):
-        raise ReplayFormatError(f"{where}: field {key!r} must be a list of {length} integers")
+    if length is not None and len(values) != length:
+        raise ReplayFormatError(f"{where}: field {key!r} needs {length} items, got {len(values)}")
+    for k, value in enumerate(values):
+        if not is_index(value) or value < low or (high is not None and value > high):
+            span = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+            raise ReplayFormatError(f"{where}: {key}[{k}] must be {span}, got {short(value)}")
     return values
 
 
@@ -168,7 +177,8 @@ def _validated(model: type[EventRecord | TableState], data: dict[str, Any], n: i
         raise ReplayFormatError(f"{where}: {err}") from None
 
 
-def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_tick: bool) -> Frame:
+def _parse_frame(record: dict[str, Any], replay: Replay, where: str, is_tick: bool) -> Frame:
+    n, obs_dim = replay.num_players, replay.header["obs_dim"]
     events = _need(record, "events", list, where)
     for k, ev in enumerate(events):
         if not isinstance(ev, dict) or not isinstance(ev.get("kind"), str):
@@ -188,15 +198,27 @@ def _parse_frame(record: dict[str, Any], n: int, obs_dim: int, where: str, is_ti
     if not is_tick:
         return Frame(None, [0] * n, [], events, [0] * (n // 2), state, obs)
     tick = _need(record, "tick", int, where)
-    return Frame(
-        tick,
-        _int_list(record, "actions", n, where),
-        _int_list(record, "order", n, where),
-        events,
-        _int_list(record, "points", n // 2, where),
-        state,
-        obs,
-    )
+    actions = _ints(record, "actions", where, n, 0, replay.header["num_actions"] - 1)
+    order = _ints(record, "order", where, n, 0, n - 1)
+    if len(set(order)) != n:
+        raise ReplayFormatError(f"{where}: field 'order' must be a permutation of the {n} seats, got {order}")
+    return Frame(tick, actions, order, events, _ints(record, "points", where, n // 2), state, obs)
+
+
+def _check_end(record: dict[str, Any], replay: Replay, where: str) -> None:
+    """The end line: the last state's scores and winners, its rounds, and the number of tick lines."""
+    last, teams = replay.frames[-1].state, replay.num_players // 2
+    scores = _ints(record, "scores", where, teams)
+    winners = _ints(record, "winners", where, None, 0, teams - 1)
+    for key, value in (("scores", scores), ("winners", winners)):
+        if value != last[key]:
+            raise ReplayFormatError(f"{where}: field {key!r} is {short(value)}, the last state's {last[key]}")
+    if _need(record, "rounds", int, where) < 0:
+        raise ReplayFormatError(f"{where}: field 'rounds' must be a non-negative integer")
+    if _need(record, "ticks", int, where) != len(replay.frames) - 1:
+        raise ReplayFormatError(
+            f"{where}: field 'ticks' is {short(record['ticks'])}, the file has {len(replay.frames) - 1} ticks"
+        )
 
 
 def _numbered_lines(path: Path, partial: bool = False) -> Iterator[tuple[int, str]]:
@@ -261,13 +283,13 @@ def read(path: str | Path, partial: bool = False) -> Replay:
                 )
             continue
         try:
-            record = json.loads(line)
+            record = _loads(line)
         except json.JSONDecodeError as err:
             torn = "" if line.endswith("\n") else f"; the last line, torn: a match cut short? {PARTIAL_HINT}"
             raise ReplayFormatError(
                 f"{where}: not valid JSON ({err.msg} at column {err.colno}){torn}"
             ) from None
-        except ValueError as err:  # an integer of more than 4300 digits: Python's int-string limit
+        except ValueError as err:  # an integer of more than 4300 digits (Python's limit), or NaN
             raise ReplayFormatError(f"{where}: not valid JSON here ({err})") from None
         except RecursionError:  # e.g. a hundred thousand nested brackets: the parser recurses
             raise ReplayFormatError(f"{where}: not valid JSON here (nested too deeply)") from None
@@ -282,20 +304,22 @@ def read(path: str | Path, partial: bool = False) -> Replay:
             raise ReplayFormatError(f"{where}: a line after the 'end' line")
         if kind in ("reset", "tick", "end") and (problem := fields_problem(record, FIELDS[kind])):
             raise ReplayFormatError(f"{where}: {problem}")
-        n, obs_dim = replay.num_players, replay.header["obs_dim"]
         if kind == "reset":
             if replay.frames:
                 raise ReplayFormatError(f"{where}: a second 'reset' line")
-            replay.frames.append(_parse_frame(record, n, obs_dim, where, is_tick=False))
+            replay.frames.append(_parse_frame(record, replay, where, is_tick=False))
         elif kind == "tick":
             if not replay.frames:
                 raise ReplayFormatError(f"{where}: a 'tick' line before the 'reset' line")
-            frame = _parse_frame(record, n, obs_dim, where, is_tick=True)
+            frame = _parse_frame(record, replay, where, is_tick=True)
             expected = len(replay.frames) - 1
             if frame.tick != expected:
                 raise ReplayFormatError(f"{where}: field 'tick' is {frame.tick}, expected {expected}")
             replay.frames.append(frame)
         elif kind == "end":
+            if not replay.frames:
+                raise ReplayFormatError(f"{where}: an 'end' line before the 'reset' line")
+            _check_end(record, replay, where)
             replay.end = record
         else:
             raise ReplayFormatError(f"{where}: unknown line type {kind!r}")
@@ -310,9 +334,19 @@ def read(path: str | Path, partial: bool = False) -> Replay:
     return replay
 
 
+def _loads(line: str) -> Any:
+    """``json.loads``, but NaN and Infinity, which JSON does not have (Python's parser takes them), are
+    refused: the writer never writes them, and a NaN score compares unequal to everything."""
+    return json.loads(line, parse_constant=_not_json)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def _parses(line: str) -> bool:
     try:
-        json.loads(line)
+        _loads(line)
     except (ValueError, RecursionError):
         return False
     return True

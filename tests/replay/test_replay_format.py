@@ -194,6 +194,28 @@ def _malformed(records, case):
         records[3]["observations"][0] = "!!!"
     elif case == "actions":
         records[3]["actions"] = [0, 1]
+    elif case == "order repeated":
+        records[3]["order"] = [0, 0, 0, 0]
+    elif case.startswith(("actions ", "order ", "points ")):  # checked verified or not (--no-verify)
+        field, what = case.split(" ")
+        value = {"huge": 2**70, "negative": -1, "bool": True, "float": 0.0, "seat": 99}[what]
+        records[3][field][-1] = value
+    elif case.startswith("end "):
+        end = records[-1]
+        if case == "end missing":
+            del end["scores"]
+        elif case == "end scores":
+            end["scores"] = [99, 99]
+        elif case == "end nan":
+            end["scores"] = [float("nan"), 0]  # json.dumps writes NaN, which json.loads takes
+        elif case == "end winners":
+            end["winners"] = ["x"]
+        elif case == "end rounds":
+            end["rounds"] = -1
+        elif case == "end ticks":
+            end["ticks"] = -5
+    elif case == "infinity":
+        records[3]["state"]["phase_end"] = float("inf")
     elif case == "unknown type":
         records.insert(3, {"type": "exec", "code": "import os"})
     return "".join(json.dumps(r) + "\n" for r in records)
@@ -240,6 +262,23 @@ def _malformed(records, case):
         ("tick gap", "field 'tick'"),
         ("base64", "base64"),
         ("actions", "field 'actions'"),
+        ("actions huge", r"^line 4: actions\[3\] must be an integer in 0\.\.73, got 1180591620717411303424$"),
+        ("actions negative", r"^line 4: actions\[3\] must be an integer in 0\.\.73, got -1$"),
+        ("actions bool", r"^line 4: actions\[3\] must be an integer in 0\.\.73, got True$"),
+        ("order seat", r"^line 4: order\[3\] must be an integer in 0\.\.3, got 99$"),
+        (
+            "order repeated",
+            r"^line 4: field 'order' must be a permutation of the 4 seats, got \[0, 0, 0, 0\]",
+        ),
+        ("points negative", r"^line 4: points\[1\] must be an integer >= 0, got -1$"),
+        ("points float", r"^line 4: points\[1\] must be an integer >= 0, got 0\.0$"),
+        ("end missing", r"^line \d+: missing field 'scores'$"),
+        ("end scores", r"^line \d+: field 'scores' is \[99, 99\], the last state's \[\d, \d\]$"),
+        ("end nan", r"^line \d+: not valid JSON here \(NaN is not a JSON number\)$"),
+        ("end winners", r"^line \d+: winners\[0\] must be an integer in 0\.\.1, got 'x'$"),
+        ("end rounds", r"^line \d+: field 'rounds' must be a non-negative integer$"),
+        ("end ticks", r"^line \d+: field 'ticks' is -5, the file has \d+ ticks$"),
+        ("infinity", r"^line 4: not valid JSON here \(Infinity is not a JSON number\)$"),
         ("unknown type", "unknown line type 'exec'"),
     ],
 )
