@@ -39,7 +39,6 @@ from quatro_env.replay.format import (
     VERSION,
     check_seats,
     decode_observation_text,
-    encode_observations,
     event_record,
     fields_problem,
     open_text,
@@ -352,10 +351,56 @@ def _parses(line: str) -> bool:
     return True
 
 
+#: how many characters of a recorded or replayed value a mismatch shows
+SHOWN_CHARS = 60
+
+
 def _compare(what: str, where: str, recorded: Any, replayed: Any) -> None:
+    """Raise on a difference, in one line: where it first differs (``state.scores``, ``events[1].seat``)
+    and both values there, cut short (a whole state was a kilobyte over three lines)."""
     if recorded != replayed:
+        path, recorded, replayed = _first_difference(what, recorded, replayed)
         raise ReplayMismatchError(
-            f"{where}: {what} differs from the engine's\n  recorded: {recorded}\n  engine:   {replayed}"
+            f"{where}: {path} differs from the engine's: recorded {recorded}, engine {replayed}"
+        )
+
+
+def _first_difference(path: str, recorded: Any, replayed: Any) -> tuple[str, str, str]:
+    """Where two unequal JSON values first differ, and both values there as shown: into objects of the same
+    keys and lists of objects or lists (a list of numbers is shown whole)."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict) and recorded.keys() == replayed.keys():
+        key = next((k for k in recorded if recorded[k] != replayed[k]), None)
+        if key is not None:
+            return _first_difference(f"{path}.{key}", recorded[key], replayed[key])
+    elif (
+        isinstance(recorded, list) and isinstance(replayed, list) and (_nested(recorded) or _nested(replayed))
+    ):
+        pairs = enumerate(zip(recorded, replayed, strict=False))
+        k = next((k for k, (a, b) in pairs if a != b), None)
+        if k is not None:
+            return _first_difference(f"{path}[{k}]", recorded[k], replayed[k])
+        return path, f"a list of {len(recorded)}", f"a list of {len(replayed)}"  # one the other's start
+    return path, _shown(recorded), _shown(replayed)
+
+
+def _nested(value: Any) -> bool:
+    """A list of objects or lists (events, hands), which a difference is looked for in."""
+    return any(isinstance(x, (dict, list)) for x in value)
+
+
+def _shown(value: Any) -> str:
+    """``value`` in at most :data:`SHOWN_CHARS` characters."""
+    text = short(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def _compare_observations(where: str, recorded: np.ndarray, replayed: np.ndarray) -> None:
+    """Compare the observation vectors; a difference names the seat and the byte."""
+    if not np.array_equal(recorded, replayed):
+        seat, index = (int(i) for i in np.argwhere(recorded != replayed)[0])
+        raise ReplayMismatchError(
+            f"{where}: observations[{seat}] differs from the engine's at byte {index}: "
+            f"recorded {recorded[seat, index]}, engine {replayed[seat, index]}"
         )
 
 
@@ -377,7 +422,7 @@ def verify(replay: Replay) -> None:
     first = replay.frames[0]
     _compare("events", "reset", first.events, _json([event_record(e) for e in events]))
     _compare("state", "reset", first.state, _json(engine_state(engine)))
-    _compare("observations", "reset", encode_observations(first.observations), encode_observations(obs))
+    _compare_observations("reset", first.observations, obs)
     for frame in replay.frames[1:]:
         where = f"tick {frame.tick}"
         if engine.match_over:
@@ -393,7 +438,7 @@ def verify(replay: Replay) -> None:
         _compare("events", where, frame.events, _json([event_record(e) for e in result.events]))
         _compare("points", where, frame.points, list(result.points))
         _compare("state", where, frame.state, _json(engine_state(engine)))
-        _compare("observations", where, encode_observations(frame.observations), encode_observations(obs))
+        _compare_observations(where, frame.observations, obs)
     end = replay.end
     if not end:  # a match cut short (read with ``partial``): every tick it has was checked
         return
