@@ -201,7 +201,8 @@ def _parse_frame(record: dict[str, Any], replay: Replay, where: str, is_tick: bo
     order = _ints(record, "order", where, n, 0, n - 1)
     if len(set(order)) != n:
         raise ReplayFormatError(f"{where}: field 'order' must be a permutation of the {n} seats, got {order}")
-    return Frame(tick, actions, order, events, _ints(record, "points", where, n // 2), state, obs)
+    points = _ints(record, "points", where, n // 2, 0, 1)  # a round ends once a tick, a point a team (Q24)
+    return Frame(tick, actions, order, events, points, state, obs)
 
 
 def _check_end(record: dict[str, Any], replay: Replay, where: str) -> None:
