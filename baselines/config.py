@@ -28,6 +28,10 @@ from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.quatro.config import QuatroConfig
 
+#: the widest layer a network may have, in a config or a policy file (the shipped ones: 256; 10**9
+#: would allocate terabytes)
+MAX_WIDTH = 8192
+
 
 class Stage(BaseModel):
     """A curriculum stage, in force until ``until_agent_steps``: env overrides (e.g. shorter rounds)

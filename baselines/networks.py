@@ -16,6 +16,8 @@ from baselines.features import PAIR_DIM, ObsFeatures
 from baselines.gru_kernel import CompiledGRU
 from quatro_env.quatro.actions import ActionCodec, ActionKind
 
+#: the networks a config's (or a policy file's) ``arch`` names
+ARCHS = ("flat", "structured", "ledger")
 #: the logit of an illegal action: its probability is exactly 0 and it gets no gradient
 MASKED_LOGIT = -1e9
 
@@ -306,4 +308,4 @@ def build_model(
         from baselines.exchange_memory import LedgerActorCritic
 
         return LedgerActorCritic(obs_dim, num_actions, hidden, rnn, state_dim, num_players)
-    raise ValueError(f"arch: 'flat', 'structured' or 'ledger', got {arch!r}")
+    raise ValueError(f"arch: one of {list(ARCHS)}, got {arch!r}")

@@ -15,7 +15,9 @@ import numpy as np
 import torch
 
 from baselines.checkpoint_io import POLICY_FORMAT, first_line, load_checkpoint
-from baselines.networks import RecurrentActorCritic, build_model
+from baselines.config import MAX_WIDTH
+from baselines.networks import ARCHS, RecurrentActorCritic, build_model
+from baselines.payload_checks import check_weights
 from quatro_env.common.strict import as_int, is_index
 from quatro_env.quatro.actions import ActionCodec
 from quatro_env.quatro.encoding import ObservationEncoder
@@ -23,8 +25,6 @@ from quatro_env.quatro.encoding import ObservationEncoder
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 #: what a policy file declares besides its weights (``arch`` is optional: older files are "flat")
 POLICY_KEYS = ("model", "obs_dim", "num_actions", "hidden_size", "rnn_size", "num_players")
-#: the widest layer a policy file may declare (the shipped ones: 256; a file's 10**9 would allocate TBs)
-MAX_WIDTH = 8192
 
 
 def shipped_checkpoints() -> dict[str, Path]:
@@ -53,7 +53,7 @@ def load_policy_file(name_or_path: str | Path) -> dict[str, Any]:
 def load_model(name_or_path: str | Path) -> tuple[RecurrentActorCritic, dict[str, Any]]:
     """The policy's network, eval mode, and the file's payload; a ValueError naming the file and what
     is wrong for a missing or ill-typed field, sizes another table does not have, weights that do not
-    fit the declared network, or non-finite weights."""
+    fit the declared network (by name, dtype and shape), or non-finite weights."""
     path = resolve_checkpoint(name_or_path)
     payload = load_checkpoint(path, (POLICY_FORMAT,))
     return checked_model(payload, f"checkpoint {str(path)!r}"), payload
@@ -74,29 +74,27 @@ def checked_model(payload: dict[str, Any], what: str) -> RecurrentActorCritic:
             raise ValueError(f"{what}: {key} is {payload[key]!r}; a {players}-player table has {size}")
     for key in ("hidden_size", "rnn_size"):
         as_int(payload[key], f"{what}: {key}", low=1, high=MAX_WIDTH)
+    arch = payload.get("arch", "flat")
+    if not isinstance(arch, str) or arch not in ARCHS:
+        raise ValueError(f"{what}: arch must be one of {list(ARCHS)}, got {arch!r}")
     weights = payload["model"]
-    if not isinstance(weights, dict) or not all(
-        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in weights.items()
-    ):
+    if not isinstance(weights, dict):
         raise ValueError(f"{what}: model must map parameter names to tensors")
-    broken = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
-    if broken:
-        raise ValueError(f"{what}: non-finite values (NaN or infinity) in {broken[:3]}")
-    # a central critic's value head also reads the whole table (its state encoder); playing needs only the
-    # actor, but the file is loaded whole and strictly so a wrong or truncated file is refused, not half-used
-    state_encoder = weights.get("state_encoder.0.weight")
+    # a central critic's value head also reads the whole table (its state encoder, sized by the table, not
+    # by the file); playing needs only the actor, but the file is loaded whole and strictly so a wrong or
+    # truncated file is refused, not half-used
+    model = build_model(
+        arch,
+        payload["obs_dim"],
+        payload["num_actions"],
+        payload["hidden_size"],
+        payload["rnn_size"],
+        state_dim=players * payload["obs_dim"] if "state_encoder.0.weight" in weights else None,
+        num_players=players,
+    )
+    # names, then each tensor's layout, storage, exact dtype, shape and values, before anything reads them
+    check_weights(weights, f"{what}: model", model.state_dict())
     try:
-        model = build_model(
-            payload.get("arch", "flat"),
-            payload["obs_dim"],
-            payload["num_actions"],
-            payload["hidden_size"],
-            payload["rnn_size"],
-            state_dim=None
-            if state_encoder is None or state_encoder.dim() != 2
-            else int(state_encoder.shape[1]),
-            num_players=players,
-        )
         model.load_state_dict(weights)
     except (RuntimeError, ValueError) as exc:
         raise ValueError(

@@ -32,8 +32,14 @@ def _first(payload) -> str:
 
 
 BAD_POLICIES = {
-    "wrong_shape": (lambda p: p["model"].__setitem__(_first(p), torch.zeros(3, 3)), "do not fit"),
-    "missing_weight": (lambda p: p["model"].pop(_first(p)), "do not fit"),
+    "wrong_shape": (
+        lambda p: p["model"].__setitem__(_first(p), torch.zeros(3, 3)),
+        "model['encoder.0.weight'] is [3, 3], expected [128, 516]",
+    ),
+    "missing_weight": (
+        lambda p: p["model"].pop(_first(p)),
+        "model does not fit the network: missing ['encoder.0.weight']",
+    ),
     "six_players": (lambda p: p.__setitem__("num_players", 6), "obs_dim is 467; a 6-player table has"),
     "players_bool": (lambda p: p.__setitem__("num_players", True), "num_players must be 4, 6 or 8"),
     "no_hidden": (lambda p: p.pop("hidden_size"), "missing ['hidden_size']"),
@@ -42,6 +48,53 @@ BAD_POLICIES = {
     "model_list": (lambda p: p.__setitem__("model", [1, 2]), "model must map parameter names to tensors"),
     "nan": (lambda p: p["model"][_first(p)].fill_(float("nan")), "non-finite values"),
 }
+
+
+def _weight(key: str, value) -> object:
+    return lambda p: p["model"].__setitem__(key, value(p["model"].get(key)))
+
+
+# each crashed deep in torch (NotImplementedError, RuntimeError), tried to allocate 40 GB for a 600 KB
+# file, or was cast by load_state_dict and played (an int64 or float16 copy of the weights)
+BAD_WEIGHTS = {
+    "sparse": (_weight("encoder.0.weight", lambda w: w.to_sparse()), "must be a dense tensor"),
+    "meta": (_weight("actor.bias", lambda w: torch.empty(74, device="meta")), "has no values"),
+    "stretched": (
+        _weight("encoder.0.weight", lambda w: torch.zeros(1).expand(128, 516)),
+        "model['encoder.0.weight'] is a view of 4 bytes standing for [128, 516] values",
+    ),
+    "state_dim_huge": (  # a central critic's state encoder as wide as the file says: 10**10 columns
+        lambda p: p["model"].update(
+            {
+                "state_encoder.0.weight": torch.zeros(1).expand(128, 10**10),
+                "state_encoder.0.bias": torch.zeros(128),
+            }
+        ),
+        "model['state_encoder.0.weight'] is a view of 4 bytes standing for [128, 10000000000] values",
+    ),
+    "state_dim_wrong": (  # the state encoder reads the table: 4 x 467 inputs, whatever the file says
+        lambda p: p["model"].update(
+            {"state_encoder.0.weight": torch.zeros(128, 5), "state_encoder.0.bias": torch.zeros(128)}
+        ),
+        "model['state_encoder.0.weight'] is [128, 5], expected [128, 1868]",
+    ),
+    **{
+        f"dtype_{kind}": (
+            _weight("encoder.0.weight", lambda w, kind=kind: w.to(getattr(torch, kind))),
+            f"model['encoder.0.weight'] must be torch.float32, got torch.{kind}",
+        )
+        for kind in ("int64", "bool", "float16", "float64", "complex64")
+    },
+    "junk_key": (
+        lambda p: p["model"].__setitem__("junk", torch.zeros(1).expand(100000, 100000)),
+        "model does not fit the network: unexpected ['junk']",
+    ),
+    "arch_unknown": (
+        lambda p: p.__setitem__("arch", "transformer"),
+        "arch must be one of ['flat', 'structured', 'ledger'], got 'transformer'",  # was "do not fit"
+    ),
+}
+BAD_POLICIES |= BAD_WEIGHTS
 
 
 @pytest.mark.parametrize("name", sorted(BAD_POLICIES))
