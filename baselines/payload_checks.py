@@ -82,15 +82,26 @@ def check_weights(weights: Any, what: str, like: dict[str, torch.Tensor]) -> Non
         check_tensor(weights[key], f"{what}[{key!r}]", expected.dtype, expected.shape)
 
 
-def check_optimizer_state(saved: Any, optimizer: torch.optim.Optimizer, what: str) -> None:
-    """An optimiser's ``state_dict`` for ``optimizer``: each parameter's moments of the parameter's dtype
-    and shape (``step``: a float32 scalar), every number finite (a NaN moment trains a NaN policy)."""
+def check_optimizer_state(saved: Any, what: str, optimizer: torch.optim.Optimizer | None = None) -> None:
+    """An optimiser's ``state_dict``: every number in it finite (a NaN moment or ``eps`` trains a NaN
+    policy); with the ``optimizer`` that loads it, each parameter's moments of the parameter's dtype and
+    shape (``step``: a float32 scalar), which ``load_state_dict`` does not check."""
     if not (
         isinstance(saved, dict)
         and isinstance(saved.get("state"), dict)
         and isinstance(saved.get("param_groups"), list)
     ):
         raise ValueError(f"{what} must be an optimizer's state_dict (state and param_groups)")
+    for g, group in enumerate(saved["param_groups"]):
+        if not isinstance(group, dict):
+            raise ValueError(f"{what}: param_groups[{g}] must be a mapping, got {type(group).__name__}")
+        for key, value in group.items():  # lr, eps, betas, weight_decay
+            for number in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(number, float):
+                    as_real(number, f"{what}: param_groups[{g}][{key!r}]")
+    check_tensors_in(saved, what)
+    if optimizer is None:
+        return
     params = [p for group in optimizer.param_groups for p in group["params"]]
     for index, entry in saved["state"].items():
         if not is_index(index) or not 0 <= index < len(params) or not isinstance(entry, dict):
@@ -100,14 +111,6 @@ def check_optimizer_state(saved: Any, optimizer: torch.optim.Optimizer, what: st
         for key, value in entry.items():
             like = torch.zeros((), dtype=torch.float32) if key == "step" else params[index]
             check_tensor(value, f"{what}['state'][{index}][{key!r}]", like.dtype, like.shape)
-    for g, group in enumerate(saved["param_groups"]):
-        if not isinstance(group, dict):
-            raise ValueError(f"{what}: param_groups[{g}] must be a mapping, got {type(group).__name__}")
-        for key, value in group.items():  # lr, eps, betas, weight_decay: a NaN would train NaN weights
-            for number in value if isinstance(value, (list, tuple)) else [value]:
-                if isinstance(number, float):
-                    as_real(number, f"{what}: param_groups[{g}][{key!r}]")
-    check_tensors_in(saved, what)
 
 
 def check_config_fields(config: Any, what: str) -> dict[str, Any]:

@@ -514,7 +514,7 @@ class PPOTrainer:
 
         A state that does not fit (another network size, missing fields, tables out of step) is
         refused with a ValueError and the trainer is left exactly as it was."""
-        check_trainer_state(state)
+        check_trainer_state(state, self)  # names, dtypes and shapes against this trainer's
         backup = self.state_dict()
         try:
             self._load_checked_state(state)
@@ -542,11 +542,10 @@ class PPOTrainer:
             set_learning_rate(self.optimizer, self.cfg.learning_rate)
         self.opponent.load_state_dict(state["opponent"])
         self.pool.load_state_dict(state, state["opponent"], state["mode"].to(self.device) == VS_POOL)
-        for name in TRAINER_TENSORS:
-            mine = getattr(self, name)
-            if state[name].shape != mine.shape:  # copy_ would broadcast one value to every table
-                raise ValueError(f"{name} is {list(state[name].shape)}, this trainer's {list(mine.shape)}")
-            mine.copy_(state[name])
+        for (
+            name
+        ) in TRAINER_TENSORS:  # of this trainer's dtype and shape (checked: copy_ casts and broadcasts)
+            getattr(self, name).copy_(state[name])
         self.next_mask.copy_(self.engine.masks)  # the rules' masks of the loaded tables, not the file's
         self.agent_steps, self.update = state["agent_steps"], state["update"]
         self.wall_seconds, self.history = state["wall_seconds"], list(state["history"])

@@ -15,6 +15,14 @@ import numpy as np
 import torch
 
 from baselines.checkpoint_io import TRAINER_FORMAT, check_payload, load_checkpoint
+from baselines.payload_checks import (
+    MAX_COUNT,
+    as_reals,
+    check_optimizer_state,
+    check_tensor,
+    check_tensors_in,
+    check_weights,
+)
 from quatro_env.common.strict import as_int, as_real
 
 # the trainer's tensors that a checkpoint holds as they are (copied in place on load)
@@ -104,38 +112,78 @@ def set_numpy_rng_state(state: dict[str, Any]) -> None:
     )
 
 
-def check_trainer_state(state: Any) -> None:
-    """A trainer checkpoint's shape, before anything is changed: a clear error, state untouched. The
-    kinds of its fields are checked here (a count is a non-negative int, a tensor a tensor, a log a
-    list); their sizes against the trainer's when it loads them."""
+def check_trainer_state(state: Any, trainer: Any = None) -> None:
+    """A trainer checkpoint's shape, before anything is changed: a clear ValueError, state untouched.
+    Every tensor in it is dense, holds its own values and is finite (the optimiser's moments, the
+    memories, the opponents' weights: one NaN trains or plays NaN from there), each count an integer in
+    0..MAX_COUNT, each list of returns finite numbers; with the ``trainer`` that loads it, each network's
+    weights and each of the trainer's tensors also have the trainer's names, dtypes and shapes."""
     check_payload(state, TRAINER_FORMAT, REQUIRED_KEYS, "trainer checkpoint")
     what = "trainer checkpoint"
     for key in ("config", "model", "optimizer", "opponent", "engine", "env_config"):
         if not isinstance(state[key], dict):
             raise ValueError(f"{what}: {key} must be a mapping, got {type(state[key]).__name__}")
     for key in TRAINER_TENSORS:
-        if not isinstance(state[key], torch.Tensor):
-            raise ValueError(f"{what}: {key} must be a tensor, got {type(state[key]).__name__}")
-    for key in ("agent_steps", "update", "episodes"):
-        as_int(state[key], f"{what}: {key}", low=0)
+        check_tensor(state[key], f"{what}: {key}")
+    for key, value in state["engine"].items():  # the engine refuses a tensor that does not fit
+        check_tensor(value, f"{what}: engine[{key!r}]")
+    for key in ("agent_steps", "update", "episodes", "eaves_updates"):
+        if key in state:  # eaves_updates: only with a secrecy cost
+            as_int(state[key], f"{what}: {key}", low=0, high=MAX_COUNT)
     if as_real(state["wall_seconds"], f"{what}: wall_seconds") < 0:
         raise ValueError(f"{what}: wall_seconds must be >= 0, got {state['wall_seconds']}")
-    for key in ("history", "finished_returns", "pool_returns", "bot_returns"):
+    for key in ("finished_returns", "pool_returns", "bot_returns"):
+        as_reals(state[key], f"{what}: {key}")
+    for key in ("history", "pool"):
         if not isinstance(state[key], list):
             raise ValueError(f"{what}: {key} must be a list, got {type(state[key]).__name__}")
-    weights = state["model"]
-    if not all(isinstance(v, torch.Tensor) for v in weights.values()):
-        raise ValueError(f"{what}: model must map parameter names to tensors")
-    broken = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
-    if broken:
-        raise ValueError(f"{what}: non-finite values (NaN or infinity) in model {broken[:3]}")
+    for row, entry in enumerate(state["history"]):
+        if not isinstance(entry, dict):
+            raise ValueError(f"{what}: history[{row}] must be a mapping, got {type(entry).__name__}")
+    for key in ("model", "opponent"):
+        if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state[key].items()):
+            raise ValueError(f"{what}: {key} must map parameter names to tensors")
     bots = state["bots"]
     if not (isinstance(bots, dict) and all(isinstance(v, torch.Tensor) for v in bots.values())):
         raise ValueError(
             "trainer checkpoint: bots must be the batched bots' tensors (BatchedBots.state_dict); "
             "a checkpoint from before the batched bots cannot resume exactly: ship its policy instead"
         )
+    for key in ("optimizer", "eavesdropper_optimizer", "partner_reader_optimizer"):
+        if key in state:  # the readers' optimisers: with a secrecy cost only
+            check_optimizer_state(state[key], f"{what}: {key}")
+    for key, value in state.items():  # opponents, snapshots, the readers' states...
+        check_tensors_in(value, f"{what}: {key}")
+    if trainer is not None:
+        check_fits_trainer(state, trainer, what)
     check_tables_match(state)
+
+
+def check_fits_trainer(state: dict[str, Any], trainer: Any, what: str) -> None:
+    """The state's networks and tensors are the ``trainer``'s: its policy's names, dtypes and shapes for
+    the model, the opponent and every pool snapshot (``load_state_dict`` casts an int64 tensor, and
+    ``copy_`` casts a float ``mode`` to long or broadcasts one value to every table), its optimisers'
+    moments shaped as their parameters; the secrecy readers likewise, when both have them."""
+    like = trainer.model.state_dict()
+    for key in ("model", "opponent"):
+        check_weights(state[key], f"{what}: {key}", like)
+    for index, snapshot in enumerate(state["pool"]):
+        check_weights(snapshot, f"{what}: pool[{index}]", like)
+    check_optimizer_state(state["optimizer"], f"{what}: optimizer", trainer.optimizer)
+    own = {name: getattr(trainer, name) for name in TRAINER_TENSORS}
+    secrecy = trainer.secrecy
+    if secrecy is not None:
+        own |= {k: v for k, v in secrecy.state_dict().items() if isinstance(v, torch.Tensor)}
+        readers = {"eavesdropper": (secrecy.eavesdropper, secrecy.optimizer)}
+        if secrecy.partner is not None:
+            readers["partner_reader"] = (secrecy.partner, secrecy.partner_optimizer)
+        for key, (network, optimizer) in readers.items():
+            if key in state:  # else: secrecy starts in this leg (or the reader's own check names it)
+                check_weights(state[key], f"{what}: {key}", network.state_dict())
+                check_optimizer_state(state.get(f"{key}_optimizer"), f"{what}: {key}_optimizer", optimizer)
+    for name, mine in own.items():
+        if name in state:
+            check_tensor(state[name], f"{what}: {name}", mine.dtype, mine.shape)
 
 
 def check_tables_match(state: dict[str, Any]) -> None:

@@ -14,6 +14,8 @@ from baselines.convert import main as convert_main
 from baselines.exploit import main as exploit_main
 from baselines.policy import load_model
 from baselines.ppo import PPOTrainer
+from baselines.train_cli import main as train_main
+from baselines.trainer_state import load_trainer_checkpoint
 from quatro_env.eval import as_policy
 from tests.baselines.test_resume import tiny
 
@@ -149,6 +151,142 @@ def test_a_malformed_trainer_checkpoint_is_refused_and_the_trainer_left_as_it_wa
     assert after["update"] == before["update"]
     assert all(torch.equal(before["model"][k], after["model"][k]) for k in before["model"])
     assert torch.equal(before["h"], after["h"])
+
+
+def _nan_floats(tensors) -> None:
+    for value in tensors:
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            value.fill_(float("nan"))
+
+
+def _first_key(state, key: str) -> str:
+    return next(iter(state[key]))
+
+
+# each was loaded and then broke training: NaN Adam moments resumed at rc 0 and wrote a NaN policy, a
+# NaN memory or junk returns ended in a traceback in sampling or run_log.py, a list engine entry in an
+# AttributeError, a float mode was cast to long, a stretched or sparse tensor crashed torch.isfinite
+BAD_TRAINER_STATES = {
+    "engine_masks_list": (
+        lambda q: q["engine"].__setitem__("masks", [0]),
+        r"engine\['masks'\] must be a tensor, got list",
+    ),
+    "optimizer_nan": (
+        lambda q: _nan_floats(v for st in q["optimizer"]["state"].values() for v in st.values()),
+        r"optimizer\['state'\]\[\d+\]\['exp_avg(_sq)?'\] holds non-finite values",
+    ),
+    "optimizer_lr_nan": (
+        lambda q: q["optimizer"]["param_groups"][0].__setitem__("eps", float("nan")),
+        r"optimizer: param_groups\[0\]\['eps'\]: must be a finite number, got nan",
+    ),
+    "h_nan": (lambda q: q["h"].fill_(float("nan")), "h holds non-finite values"),
+    "running_return_nan": (
+        lambda q: q["running_return"].fill_(float("inf")),
+        "running_return holds non-finite",
+    ),
+    "opponent_nan": (lambda q: _nan_floats(q["opponent"].values()), r"opponent\['[\w.]+'\] holds non-finite"),
+    "finished_returns_junk": (
+        lambda q: q.__setitem__("finished_returns", ["x", None]),
+        r"finished_returns\[0\]: must be a finite number, got 'x'",
+    ),
+    "pool_returns_junk": (
+        lambda q: q.__setitem__("pool_returns", [{"a": 1}]),
+        r"pool_returns\[0\]: must be a finite number",
+    ),
+    "bot_returns_nan": (lambda q: q.__setitem__("bot_returns", [1.0, float("nan")]), r"bot_returns\[1\]"),
+    "history_junk": (lambda q: q.__setitem__("history", [1, "a"]), r"history\[0\] must be a mapping"),
+    "agent_steps_huge": (
+        lambda q: q.__setitem__("agent_steps", 10**30),
+        r"agent_steps: 10{30} is outside 0\.\.9007199254740992",  # 10**30 agent-steps
+    ),
+    "model_sparse": (
+        lambda q: q["model"].__setitem__(
+            _first_key(q, "model"), q["model"][_first_key(q, "model")].to_sparse()
+        ),
+        "must be a dense tensor",
+    ),
+    "model_stretched": (
+        lambda q: q["model"].__setitem__("junk", torch.zeros(1).expand(100000, 100000)),
+        r"model\['junk'\] is a view of 4 bytes standing for \[100000, 100000\] values",
+    ),
+    "pool_meta": (
+        lambda q: q["pool"][0].__setitem__("actor.bias", torch.empty(3, device="meta")),
+        r"pool\[0\]\['actor.bias'\] has no values",
+    ),
+}
+# checked against the trainer that loads the state (the file alone does not say its network)
+BAD_FOR_THE_TRAINER = {
+    "mode_float": (
+        lambda q: q.__setitem__("mode", q["mode"].float()),
+        "mode must be torch.int64, got torch.float32",
+    ),
+    "model_int64": (
+        lambda q: q["model"].__setitem__(_first_key(q, "model"), q["model"][_first_key(q, "model")].long()),
+        r"model\['[\w.]+'\] must be torch.float32, got torch.int64",
+    ),
+    "pool_unexpected": (
+        lambda q: q["pool"][0].__setitem__("junk", torch.zeros(2)),
+        r"pool\[0\] does not fit the network: unexpected \['junk'\]",
+    ),
+    "adam_moment_shape": (
+        lambda q: q["optimizer"]["state"][0].__setitem__("exp_avg", torch.zeros(3)),
+        r"optimizer\['state'\]\[0\]\['exp_avg'\] is \[3\], expected",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny trainer after one update, and its state (snapshots, optimizer moments: every kind)."""
+    trainer = PPOTrainer(tiny(tmp_path_factory.mktemp("trained")))
+    trainer.train(updates=1)
+    return trainer, trainer.state_dict()
+
+
+def _refused_and_untouched(trainer: PPOTrainer, state, named: str) -> None:
+    before = trainer.state_dict()
+    with pytest.raises(ValueError, match=named):
+        trainer.load_state_dict(state)
+    after = trainer.state_dict()
+    assert after["update"] == before["update"]
+    for key in ("model", "opponent"):
+        assert all(torch.equal(before[key][k], after[key][k]) for k in before[key])
+    assert all(torch.equal(before["engine"][k], after["engine"][k]) for k in before["engine"])
+    assert torch.equal(before["h"], after["h"]) and torch.equal(before["mode"], after["mode"])
+
+
+@pytest.mark.parametrize("name", sorted(BAD_TRAINER_STATES))
+def test_a_trainer_file_with_bad_data_is_refused_on_load_by_name(name, trained, tmp_path):
+    trainer, state = trained
+    change, named = BAD_TRAINER_STATES[name]
+    bad = copy.deepcopy(state)
+    change(bad)
+    save_checkpoint(bad, tmp_path / f"{name}.pt")
+    with pytest.raises(ValueError, match=rf"{name}\.pt: trainer checkpoint: .*{named}"):
+        load_trainer_checkpoint(tmp_path / f"{name}.pt")
+    _refused_and_untouched(trainer, bad, named)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FOR_THE_TRAINER))
+def test_a_trainer_state_of_other_dtypes_or_shapes_is_refused_by_the_trainer(name, trained):
+    trainer, state = trained
+    change, named = BAD_FOR_THE_TRAINER[name]
+    bad = copy.deepcopy(state)
+    change(bad)
+    _refused_and_untouched(trainer, bad, named)
+
+
+def test_quatro_train_resume_refuses_a_bad_trainer_file_in_one_line(trained, tmp_path, capsys):
+    """``engine.masks`` as a list was an AttributeError traceback; the CLI catches ValueError only."""
+    _, state = trained
+    bad = copy.deepcopy(state)
+    bad["engine"]["masks"] = [0]
+    save_checkpoint(bad, tmp_path / "latest.pt")
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--resume", str(tmp_path / "latest.pt")])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith("quatro-train: ") and "engine['masks'] must be a tensor, got list" in err
 
 
 def test_convert_refuses_junk_a_directory_and_a_missing_file(tmp_path, capsys):
