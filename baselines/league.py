@@ -48,6 +48,7 @@ import torch
 from baselines.checkpoint_io import check_payload, load_checkpoint, save_checkpoint
 from baselines.interrupts import hold_sigint, ignore_sigint, release_sigint, restore_sigint
 from baselines.league_config import AgentSpec, LeagueConfig, load_league_config
+from baselines.payload_checks import check_config_fields
 from baselines.ppo import PPOTrainer
 from baselines.trainer_state import cloned, set_numpy_rng_state
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
@@ -414,6 +415,7 @@ def load_initial_weights(model: torch.nn.Module, init: str) -> None:
 
 def check_league_state(state: Any) -> None:
     check_payload(state, LEAGUE_FORMAT, REQUIRED_KEYS, "league file")
+    check_config_fields(state["config"], "league file: config")  # read as LeagueConfig(**config)
 
 
 def load_league(path: str | Path) -> League:

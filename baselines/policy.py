@@ -17,7 +17,7 @@ import torch
 from baselines.checkpoint_io import POLICY_FORMAT, first_line, load_checkpoint
 from baselines.config import MAX_WIDTH
 from baselines.networks import ARCHS, RecurrentActorCritic, build_model
-from baselines.payload_checks import check_weights
+from baselines.payload_checks import check_config_fields, check_weights
 from quatro_env.common.strict import as_int, is_index
 from quatro_env.quatro.actions import ActionCodec
 from quatro_env.quatro.encoding import ObservationEncoder
@@ -77,6 +77,8 @@ def checked_model(payload: dict[str, Any], what: str) -> RecurrentActorCritic:
     arch = payload.get("arch", "flat")
     if not isinstance(arch, str) or arch not in ARCHS:
         raise ValueError(f"{what}: arch must be one of {list(ARCHS)}, got {arch!r}")
+    if "config" in payload:  # the training config, read as TrainConfig(**config) (quatro-exploit)
+        check_config_fields(payload["config"], f"{what}: config")
     weights = payload["model"]
     if not isinstance(weights, dict):
         raise ValueError(f"{what}: model must map parameter names to tensors")

@@ -18,6 +18,7 @@ from baselines.checkpoint_io import TRAINER_FORMAT, check_payload, load_checkpoi
 from baselines.payload_checks import (
     MAX_COUNT,
     as_reals,
+    check_config_fields,
     check_optimizer_state,
     check_tensor,
     check_tensors_in,
@@ -120,7 +121,9 @@ def check_trainer_state(state: Any, trainer: Any = None) -> None:
     weights and each of the trainer's tensors also have the trainer's names, dtypes and shapes."""
     check_payload(state, TRAINER_FORMAT, REQUIRED_KEYS, "trainer checkpoint")
     what = "trainer checkpoint"
-    for key in ("config", "model", "optimizer", "opponent", "engine", "env_config"):
+    for key in ("config", "env_config"):  # read as TrainConfig(**config): names only
+        check_config_fields(state[key], f"{what}: {key}")
+    for key in ("model", "optimizer", "opponent", "engine"):
         if not isinstance(state[key], dict):
             raise ValueError(f"{what}: {key} must be a mapping, got {type(state[key]).__name__}")
     for key in TRAINER_TENSORS:

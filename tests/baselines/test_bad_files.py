@@ -289,6 +289,34 @@ def test_quatro_train_resume_refuses_a_bad_trainer_file_in_one_line(trained, tmp
     assert err.startswith("quatro-train: ") and "engine['masks'] must be a tensor, got list" in err
 
 
+@pytest.mark.parametrize("tool", ["quatro-train", "quatro-league", "quatro-exploit"])
+def test_a_saved_config_with_a_key_that_is_not_a_name_is_refused_in_one_line(tool, trained, tmp_path, capsys):
+    """``config[1] = 2`` in a file: ``TypeError: keywords must be strings`` (a traceback) from
+    ``TrainConfig(**config)`` in all three; now each file format's check names it."""
+    from baselines.league import LEAGUE_FORMAT, REQUIRED_KEYS
+    from baselines.league import main as league_main
+
+    path = tmp_path / "bad.pt"
+    if tool == "quatro-train":
+        state = copy.deepcopy(trained[1])
+        state["config"][1] = 2
+        save_checkpoint(state, path)
+        argv, run, named = ["--resume", str(path)], train_main, "trainer checkpoint: config: 1 (int)"
+    elif tool == "quatro-league":
+        state = {key: None for key in REQUIRED_KEYS} | {"format": LEAGUE_FORMAT, "config": {3: 4}}
+        save_checkpoint(state, path)
+        argv, run, named = ["--resume", str(path)], league_main, "league file: config: 3 (int)"
+    else:
+        save_checkpoint({**SHIPPED, "config": {**SHIPPED["config"], 5: 0}}, path)
+        argv, run, named = [str(path), "--steps", "9"], exploit_main, "config: 5 (int) is not a field name"
+    with pytest.raises(SystemExit) as stop:
+        code = run(argv)
+        raise SystemExit(code)  # quatro-exploit returns its code
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"{tool}: ") and named in err and "is not a field name" in err, err
+
+
 def test_convert_refuses_junk_a_directory_and_a_missing_file(tmp_path, capsys):
     junk = copy.deepcopy(SHIPPED)
     del junk["format"]
