@@ -45,18 +45,27 @@ from typing import Any
 
 import torch
 
-from baselines.checkpoint_io import check_payload, load_checkpoint, save_checkpoint
+from baselines.checkpoint_io import check_payload, first_line, load_checkpoint, save_checkpoint
 from baselines.interrupts import hold_sigint, ignore_sigint, release_sigint, restore_sigint
 from baselines.league_config import AgentSpec, LeagueConfig, load_league_config
-from baselines.payload_checks import check_config_fields
+from baselines.payload_checks import (
+    MAX_COUNT,
+    check_config_fields,
+    check_tensor,
+    check_tensors_in,
+    check_weights,
+)
 from baselines.ppo import PPOTrainer
 from baselines.trainer_state import cloned, set_numpy_rng_state
 from quatro_env.common.cli import OneLineParser, int_in, one_line_error
+from quatro_env.common.strict import as_int, as_list, as_real
 
 LEAGUE_FORMAT = "quatro-league/1"
 LEAGUE_FILE = "league.pt"
 REQUIRED_KEYS = ("config", "agents", "init_params", "players", "wins", "since_reset", "next_snapshot")
 REQUIRED_KEYS += ("turn", "legs", "rng")
+PLAYER_KEYS = ("id", "agent", "role", "agent_steps", "params")  # a frozen snapshot (League._add_player)
+RNG_SHAPE = torch.Generator().get_state().shape  # the league's CPU generator's state: uint8[5056]
 
 
 # ---------------------------------------------------------------------- PFSP and the win-rate table
@@ -153,15 +162,32 @@ class League:
             raise ValueError(
                 f"league file: agents {sorted(state['agents'])} != config {sorted(self.trainers)}"
             )
+        per_leg = self.cfg.blocks_per_leg * len(self.trainers)
+        if state["legs"] != state["turn"] // per_leg:
+            raise ValueError(
+                f"league file: legs {state['legs']} after turn {state['turn']}: a leg is {per_leg} turns"
+            )
+        like = next(iter(self.trainers.values())).model.state_dict()  # every agent has one network shape
+        for name in self.trainers:
+            check_weights(state["init_params"][name], f"league file: init_params[{name!r}]", like)
+        for index, player in enumerate(state["players"]):
+            check_weights(player["params"], f"league file: players[{index}].params", like)
+            if player["role"] != self.specs[player["agent"]].role:
+                raise ValueError(
+                    f"league file: players[{index}].role {player['role']!r:.40} is not its agent's"
+                )
         for name, trainer in self.trainers.items():
-            trainer.load_state_dict(state["agents"][name])
+            try:
+                trainer.load_state_dict(state["agents"][name])
+            except ValueError as exc:
+                raise ValueError(f"league file: agents[{name!r}]: {exc}") from None
         self.agent_states = {name: state["agents"][name] for name in self.trainers}
         self.init_params = state["init_params"]
         self.players = list(state["players"])
         self.wins = {a: {p: list(r) for p, r in row.items()} for a, row in state["wins"].items()}
         self.since_reset = {a: list(r) for a, r in state["since_reset"].items()}
         self.next_snapshot = dict(state["next_snapshot"])
-        self.turn, self.legs = int(state["turn"]), int(state["legs"])
+        self.turn, self.legs = state["turn"], state["legs"]
         self.rng = torch.Generator()
         self.rng.set_state(state["rng"])
 
@@ -414,8 +440,58 @@ def load_initial_weights(model: torch.nn.Module, init: str) -> None:
 
 
 def check_league_state(state: Any) -> None:
-    check_payload(state, LEAGUE_FORMAT, REQUIRED_KEYS, "league file")
-    check_config_fields(state["config"], "league file: config")  # read as LeagueConfig(**config)
+    """A league file's fields, each of its kind, shape and range (one-line ValueErrors), before anything
+    is built from it; the weights' names and shapes, and each agent's trainer state, are checked when
+    the league loads them (:meth:`League._restore`)."""
+    what = "league file"
+    check_payload(state, LEAGUE_FORMAT, REQUIRED_KEYS, what)
+    check_config_fields(state["config"], f"{what}: config")  # read as LeagueConfig(**config)
+    for key in ("agents", "init_params", "wins", "since_reset", "next_snapshot"):
+        if not (isinstance(state[key], dict) and all(isinstance(k, str) for k in state[key])):
+            raise ValueError(
+                f"{what}: {key} must map agent names to their values, got {type(state[key]).__name__}"
+            )
+    agents = sorted(state["agents"])
+    for key in ("init_params", "wins", "since_reset", "next_snapshot"):
+        if sorted(state[key]) != agents:
+            raise ValueError(f"{what}: {key} is for agents {sorted(state[key])}, the file's are {agents}")
+    for name in agents:
+        _record(state["since_reset"][name], f"{what}: since_reset[{name!r}]")
+        as_int(state["next_snapshot"][name], f"{what}: next_snapshot[{name!r}]", low=1, high=MAX_COUNT)
+        row = state["wins"][name]
+        if not (isinstance(row, dict) and all(isinstance(k, str) for k in row)):
+            raise ValueError(
+                f"{what}: wins[{name!r}] must map opponent ids to records, got {type(row).__name__}"
+            )
+        for opponent, record in row.items():
+            _record(record, f"{what}: wins[{name!r}][{opponent!r}]")
+    turn = as_int(state["turn"], f"{what}: turn", low=0, high=MAX_COUNT)
+    as_int(state["legs"], f"{what}: legs", low=0, high=turn)
+    try:  # a generator's state of the right size can still be refused (an invalid mt19937 state)
+        torch.Generator().set_state(check_tensor(state["rng"], f"{what}: rng", torch.uint8, RNG_SHAPE))
+    except RuntimeError as exc:
+        raise ValueError(f"{what}: rng is not a generator's state ({first_line(exc)})") from None
+    if not isinstance(state["players"], list):
+        raise ValueError(f"{what}: players must be a list, got {type(state['players']).__name__}")
+    for index, player in enumerate(state["players"]):
+        if not (isinstance(player, dict) and set(player) == set(PLAYER_KEYS)):
+            raise ValueError(f"{what}: players[{index}] must be a mapping of {list(PLAYER_KEYS)}")
+        steps = as_int(player["agent_steps"], f"{what}: players[{index}].agent_steps", low=0, high=MAX_COUNT)
+        if player["agent"] not in agents or player["id"] != f"{player['agent']}@{steps}":
+            raise ValueError(
+                f"{what}: players[{index}] is agent {player['agent']!r:.40} as {player['id']!r:.40}; the "
+                f"agents are {agents}, a player's id AGENT@AGENT_STEPS"
+            )
+    for key in ("init_params", "players"):  # every tensor dense, its own values, finite
+        check_tensors_in(state[key], f"{what}: {key}")
+
+
+def _record(value: Any, what: str) -> list[float]:
+    """A ``[wins, draws, losses]`` record: three finite numbers >= 0."""
+    record = [as_real(v, f"{what}[{k}]") for k, v in enumerate(as_list(value, what, 3))]
+    if min(record) < 0:
+        raise ValueError(f"{what}: a count of games, got {record}")
+    return record
 
 
 def load_league(path: str | Path) -> League:

@@ -155,3 +155,109 @@ def test_the_command_line_answers_bad_input_in_one_line(argv, message, capsys):
 def test_the_shipped_league_configs_validate():
     for name in ("league_smoke", "league_4p", "league_6p"):
         assert isinstance(load_league_config(name), LeagueConfig)
+
+
+@pytest.fixture(scope="module")
+def league_file(tmp_path_factory):
+    """A fresh league's file (main0, mexp0, lexp0; one frozen player, main0's initial weights)."""
+    out = tmp_path_factory.mktemp("league")
+    league = League(load_league_config(SMOKE, [f"out_dir={out}"]))
+    league.dir.mkdir(parents=True, exist_ok=True)
+    return league.save()
+
+
+def _nan(params: dict) -> None:
+    for value in params.values():
+        value.fill_(float("nan"))
+
+
+def _first(params: dict) -> str:
+    return next(iter(params))
+
+
+# each was taken (a turn "5" and legs 2.9 coerced by int(), legs -3) or broke later (bad rng: a
+# RuntimeError; wins as a list: an AttributeError; junk players or wins rows: KeyError, TypeError)
+BAD_LEAGUE_FILES = {
+    "turn_str": (lambda q: q.__setitem__("turn", "5"), "turn: must be an integer, got '5'"),
+    "legs_float": (lambda q: q.__setitem__("legs", 2.9), "legs: must be an integer, got 2.9"),
+    "legs_negative": (lambda q: q.__setitem__("legs", -3), "legs: -3 is outside 0..0"),
+    "legs_not_the_turns": (lambda q: q.update(turn=7, legs=0), r"legs 0 after turn 7: a leg is 6 turns"),
+    "rng_short": (
+        lambda q: q.__setitem__("rng", torch.zeros(3, dtype=torch.uint8)),
+        r"rng is \[3\], expected",
+    ),
+    "rng_invalid": (
+        lambda q: q["rng"].copy_(torch.arange(q["rng"].numel()) % 256),
+        "rng is not a generator's state",
+    ),
+    "wins_list": (lambda q: q.__setitem__("wins", [1, 2]), "wins must map agent names to their values"),
+    "wins_junk_row": (
+        lambda q: q["wins"]["main0"].__setitem__("ghost@0", ["a", "b", "c"]),
+        r"wins\['main0'\]\['ghost@0'\]\[0\]: must be a finite number, got 'a'",
+    ),
+    "wins_negative": (
+        lambda q: q["wins"]["main0"].__setitem__("main0@0", [1.0, 0.0, -4.0]),
+        r"wins\['main0'\]\['main0@0'\]: a count of games",
+    ),
+    "since_reset_str": (
+        lambda q: q["since_reset"].__setitem__("main0", "abc"),
+        r"since_reset\['main0'\]: must be a list",
+    ),
+    "next_snapshot_float": (
+        lambda q: q["next_snapshot"].__setitem__("main0", -1e9),
+        r"next_snapshot\['main0'\]: must be an integer",
+    ),
+    "agents_missing_in_wins": (lambda q: q["wins"].pop("lexp0"), "wins is for agents"),
+    "players_junk": (lambda q: q.__setitem__("players", [{"id": "x"}]), r"players\[0\] must be a mapping of"),
+    "players_ghost": (
+        lambda q: q["players"][0].__setitem__("agent", "ghost"),
+        r"players\[0\] is agent 'ghost'",
+    ),
+    "players_nan": (lambda q: _nan(q["players"][0]["params"]), "holds non-finite values"),
+    "players_int64": (
+        lambda q: q["players"][0]["params"].__setitem__(
+            _first(q["players"][0]["params"]),
+            q["players"][0]["params"][_first(q["players"][0]["params"])].long(),
+        ),
+        r"players\[0\].params\['[\w.]+'\] must be torch.float32, got torch.int64",
+    ),
+    "init_params_junk": (lambda q: q.__setitem__("init_params", 5), "init_params must map agent names"),
+    "init_params_unexpected": (
+        lambda q: q["init_params"]["mexp0"].__setitem__("junk", torch.zeros(1)),
+        r"init_params\['mexp0'\] does not fit the network: unexpected \['junk'\]",
+    ),
+    "agent_state_nan": (
+        lambda q: q["agents"]["lexp0"]["h"].fill_(float("nan")),
+        r"agents\['lexp0'\]: trainer checkpoint: h holds non-finite values",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_LEAGUE_FILES))
+def test_a_league_file_with_a_bad_field_is_refused_by_name(name, league_file, tmp_path):
+    from baselines.checkpoint_io import load_checkpoint, save_checkpoint
+
+    change, named = BAD_LEAGUE_FILES[name]
+    state = load_checkpoint(league_file, (LEAGUE_FORMAT,))
+    change(state)
+    save_checkpoint(state, tmp_path / f"{name}.pt")
+    with pytest.raises(ValueError, match=rf"{name}\.pt: league file: .*{named}"):
+        load_league(tmp_path / f"{name}.pt")
+
+
+def test_the_league_file_itself_loads(league_file):
+    league = load_league(league_file)
+    assert (league.turn, league.legs, len(league.players)) == (0, 0, 1)
+
+
+def test_quatro_league_resume_refuses_a_bad_file_in_one_line(league_file, tmp_path, capsys):
+    from baselines.checkpoint_io import load_checkpoint, save_checkpoint
+
+    state = load_checkpoint(league_file, (LEAGUE_FORMAT,))
+    state["wins"] = [1, 2]  # was an AttributeError traceback
+    save_checkpoint(state, tmp_path / "league.pt")
+    with pytest.raises(SystemExit) as info:
+        main(["--resume", str(tmp_path / "league.pt")])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith("quatro-league: ") and "wins must map agent names to their values" in err
