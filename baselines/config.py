@@ -28,9 +28,20 @@ from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.quatro.config import QuatroConfig
 
-#: the widest layer a network may have, in a config or a policy file (the shipped ones: 256; 10**9
-#: would allocate terabytes)
+# Upper bounds on sizes (docs/ppo.md, "Configs"), far above any run, so that a typo (10**9 tables) is
+# refused by name at start-up and not by the allocator
+#: the widest layer a network may have, in a config or a policy file (the shipped ones: 256)
 MAX_WIDTH = 8192
+#: the most tables a trainer runs (the shipped configs: 128; a GPU's batch: thousands), and the most
+#: matches an evaluation plays (the batched engine plays them all at once, a table each)
+MAX_ENVS = 2**16
+#: the longest rollout, in ticks per table (the shipped configs: 64)
+MAX_STEPS = 4096
+#: the most past snapshots kept as opponents, each a copy of the network (the shipped configs: 5-8)
+MAX_POOL = 1024
+#: the largest count of agent-steps, updates or episodes (a config's budget, a checkpoint's counters):
+#: exact in the float64 that the logs write, and far beyond any run
+MAX_COUNT = 2**53
 
 
 class Stage(BaseModel):
@@ -143,14 +154,14 @@ class TrainConfig(BaseModel):
     # environment
     env: dict[str, Any] = Field(default_factory=dict, description="QuatroConfig fields")
     curriculum: tuple[Stage, ...] = Field((), strict=False)
-    num_envs: PositiveInt = 128
+    num_envs: PositiveInt = Field(128, le=MAX_ENVS)
     processes: PositiveInt = Field(
         1,
         description="trainer processes, one per CPU core, each with num_envs / processes tables and one "
         "summed gradient (baselines/replicas.py); quatro-train launches them",
     )
-    num_steps: PositiveInt = 64
-    total_agent_steps: PositiveInt = 1_000_000
+    num_steps: PositiveInt = Field(64, le=MAX_STEPS)
+    total_agent_steps: PositiveInt = Field(1_000_000, le=MAX_COUNT)
     # optimisation
     learning_rate: PositiveFloat = 3e-4
     anneal_lr: bool = True
@@ -171,14 +182,14 @@ class TrainConfig(BaseModel):
         description="flat: MLP+GRU; structured: + pair-scored exchanges, sign pointer, skips; "
         "ledger: + public exchange and pulse counts per seat in memory (exchange_memory.py)",
     )
-    hidden_size: PositiveInt = 256
-    rnn_size: PositiveInt = 128
+    hidden_size: PositiveInt = Field(256, le=MAX_WIDTH)
+    rnn_size: PositiveInt = Field(128, le=MAX_WIDTH)
     central_critic: bool = False
     pack_learner_rows: bool = Field(
         True, description="the update trains on learner segments only, packed (baselines/packing.py)"
     )
     # self-play
-    pool_size: int = Field(5, ge=0, description="past snapshots kept as opponents")
+    pool_size: int = Field(5, ge=0, le=MAX_POOL, description="past snapshots kept as opponents")
     snapshot_every: PositiveInt = 10
     pool_prob: float = Field(0.5, ge=0, le=1, description="share of tables whose opponents are a snapshot")
     bot_prob: float = Field(0.0, ge=0, le=1, description="share of tables whose opponents are scripted bots")
@@ -224,7 +235,7 @@ class TrainConfig(BaseModel):
         "session: hold, show the sign, never call); call: paid once, at the team's correct «Quatro», as "
         "the partner reader's edge over the eavesdropper on the tick before it",
     )
-    eavesdropper_hidden: PositiveInt = 64
+    eavesdropper_hidden: PositiveInt = Field(64, le=MAX_WIDTH)
     eavesdropper_lr: float = Field(1e-3, gt=0)
     eavesdropper_epochs: PositiveInt = 8
     secrecy_warmup_updates: int = Field(
@@ -236,7 +247,7 @@ class TrainConfig(BaseModel):
     progress_bar: bool = True
     checkpoint_every: PositiveInt = 20
     eval_every: int = Field(0, ge=0, description="updates between harness evaluations; 0 = never")
-    eval_matches: PositiveInt = 20
+    eval_matches: PositiveInt = Field(20, le=MAX_ENVS)
     eval_bots: tuple[str, ...] = Field(("random", "honest"), strict=False)
     eval_batched: bool = Field(
         False,

@@ -46,10 +46,10 @@ from typing import Any
 import torch
 
 from baselines.checkpoint_io import check_payload, first_line, load_checkpoint, save_checkpoint
+from baselines.config import MAX_COUNT
 from baselines.interrupts import hold_sigint, ignore_sigint, release_sigint, restore_sigint
 from baselines.league_config import AgentSpec, LeagueConfig, load_league_config
 from baselines.payload_checks import (
-    MAX_COUNT,
     check_config_fields,
     check_tensor,
     check_tensors_in,

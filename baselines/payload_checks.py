@@ -15,10 +15,6 @@ import torch
 
 from quatro_env.common.strict import as_real, is_index
 
-#: the largest counter a file may hold (agent-steps, updates, episodes, a league's turns): exact in the
-#: float64 that logs and CSV files write, and far beyond any run (10**15 agent-steps)
-MAX_COUNT = 2**53
-
 
 def check_tensor(
     value: Any, what: str, dtype: torch.dtype | None = None, shape: torch.Size | None = None

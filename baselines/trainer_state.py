@@ -15,8 +15,8 @@ import numpy as np
 import torch
 
 from baselines.checkpoint_io import TRAINER_FORMAT, check_payload, load_checkpoint
+from baselines.config import MAX_COUNT
 from baselines.payload_checks import (
-    MAX_COUNT,
     as_reals,
     check_config_fields,
     check_optimizer_state,

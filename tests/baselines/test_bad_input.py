@@ -154,6 +154,30 @@ def test_an_old_trainer_checkpoint_converts_with_trusted_and_resumes_identically
     capsys.readouterr()
 
 
+@pytest.mark.parametrize(
+    ("yaml_text", "named"),
+    [
+        ("hidden_size: 1000000000\n", "hidden_size: Input should be less than or equal to 8192"),
+        ("rnn_size: 8193\n", "rnn_size: Input should be less than or equal to 8192"),
+        ("eavesdropper_hidden: 100000\n", "eavesdropper_hidden: Input should be less than or equal to 8192"),
+        ("num_envs: 1000000000\n", "num_envs: Input should be less than or equal to 65536"),
+        ("num_steps: 1000000\n", "num_steps: Input should be less than or equal to 4096"),
+        ("pool_size: 1000000\n", "pool_size: Input should be less than or equal to 1024"),
+        ("eval_matches: 1000000000\n", "eval_matches: Input should be less than or equal to 65536"),
+        ("total_agent_steps: 1000000000000000000000\n", "total_agent_steps: Input should be less than"),
+    ],
+)
+def test_absurd_sizes_in_a_config_are_refused_by_name(yaml_text, named, tmp_path):
+    """Sizes have upper bounds (``baselines/config.py``: MAX_WIDTH, the one a policy file's widths have too,
+    MAX_ENVS, MAX_STEPS, MAX_POOL, MAX_COUNT): 10**9 tables or units ended in the allocator's RuntimeError.
+    Checked on the config, not through ``quatro-train``: without the bound, that would start allocating."""
+    config = tmp_path / "big.yaml"
+    config.write_text(yaml_text)
+    with pytest.raises(ValueError) as info:
+        load_config(str(config))
+    assert named in one_line_error(info.value)
+
+
 def test_a_frozen_config_is_never_changed_by_a_failed_override():
     cfg = TrainConfig()
     with pytest.raises(ValueError):
