@@ -23,25 +23,11 @@ from pydantic import (
     model_validator,
 )
 
+from baselines.limits import MAX_COUNT, MAX_ENVS, MAX_POOL, MAX_STEPS, MAX_WIDTH
 from quatro_env.common.cli import one_line_error  # noqa: F401 - the CLI's error line, re-exported
 from quatro_env.common.configs import read_yaml_mapping
 from quatro_env.common.overrides import merge, parse_overrides
 from quatro_env.quatro.config import QuatroConfig
-
-# Upper bounds on sizes (docs/ppo.md, "Configs"), far above any run, so that a typo (10**9 tables) is
-# refused by name at start-up and not by the allocator
-#: the widest layer a network may have, in a config or a policy file (the shipped ones: 256)
-MAX_WIDTH = 8192
-#: the most tables a trainer runs (the shipped configs: 128; a GPU's batch: thousands), and the most
-#: matches an evaluation plays (the batched engine plays them all at once, a table each)
-MAX_ENVS = 2**16
-#: the longest rollout, in ticks per table (the shipped configs: 64)
-MAX_STEPS = 4096
-#: the most past snapshots kept as opponents, each a copy of the network (the shipped configs: 5-8)
-MAX_POOL = 1024
-#: the largest count of agent-steps, updates or episodes (a config's budget, a checkpoint's counters):
-#: exact in the float64 that the logs write, and far beyond any run
-MAX_COUNT = 2**53
 
 
 class Stage(BaseModel):

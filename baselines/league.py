@@ -46,9 +46,9 @@ from typing import Any
 import torch
 
 from baselines.checkpoint_io import check_payload, first_line, load_checkpoint, save_checkpoint
-from baselines.config import MAX_COUNT
 from baselines.interrupts import hold_sigint, ignore_sigint, release_sigint, restore_sigint
 from baselines.league_config import AgentSpec, LeagueConfig, load_league_config
+from baselines.limits import MAX_COUNT
 from baselines.payload_checks import (
     check_config_fields,
     check_tensor,

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from baselines.checkpoint_io import POLICY_FORMAT, first_line, load_checkpoint
-from baselines.config import MAX_WIDTH
+from baselines.limits import MAX_WIDTH
 from baselines.networks import ARCHS, RecurrentActorCritic, build_model
 from baselines.payload_checks import check_config_fields, check_weights
 from quatro_env.common.strict import as_int, is_index

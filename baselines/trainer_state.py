@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from baselines.checkpoint_io import TRAINER_FORMAT, check_payload, load_checkpoint
-from baselines.config import MAX_COUNT
+from baselines.limits import MAX_COUNT
 from baselines.payload_checks import (
     as_reals,
     check_config_fields,
