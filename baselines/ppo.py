@@ -542,9 +542,8 @@ class PPOTrainer:
             set_learning_rate(self.optimizer, self.cfg.learning_rate)
         self.opponent.load_state_dict(state["opponent"])
         self.pool.load_state_dict(state, state["opponent"], state["mode"].to(self.device) == VS_POOL)
-        for (
-            name
-        ) in TRAINER_TENSORS:  # of this trainer's dtype and shape (checked: copy_ casts and broadcasts)
+        # each of this trainer's dtype and shape (checked above: copy_ would cast and broadcast)
+        for name in TRAINER_TENSORS:
             getattr(self, name).copy_(state[name])
         self.next_mask.copy_(self.engine.masks)  # the rules' masks of the loaded tables, not the file's
         self.agent_steps, self.update = state["agent_steps"], state["update"]
