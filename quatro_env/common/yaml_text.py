@@ -4,7 +4,9 @@ PyYAML's ``safe_load`` builds no objects, but it reads YAML 1.1, where ``020`` i
 ``yes`` is True and ``3e-4`` is text, and it takes a key given twice (the last wins) and aliases (a
 few hundred bytes of ``&a [*b, *b, ...]`` expand to gigabytes when a value is printed or walked).
 :func:`load_yaml` reads YAML 1.2's core schema instead (decimal ints, ``1e-4`` a float, ``true`` and
-``false`` the only flags) and refuses duplicate keys and aliases by name: a config needs neither.
+``false`` the only flags, ``2026-12-07`` text) and refuses duplicate keys and aliases by name: a config
+needs neither. It builds JSON's kinds of data only: ``!!set`` (a tuple field took it in hash order),
+``!!omap``, ``!!pairs``, ``!!binary`` and ``!!timestamp`` are refused by name.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from typing import Any
 import yaml
 
 _INT, _FLOAT, _BOOL = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+#: YAML 1.1's types beyond JSON's data, refused where a file spells them out
+NOT_DATA = ("set", "omap", "pairs", "binary", "timestamp")
 
 
 class _ConfigLoader(yaml.SafeLoader):
@@ -48,6 +53,10 @@ _ConfigLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_ConfigLoader.yaml_implicit_resolvers = {  # YAML 1.2 has no implicit timestamp: a date is text
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
+    for first, resolvers in _ConfigLoader.yaml_implicit_resolvers.items()
+}
 _ConfigLoader.add_implicit_resolver(
     _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
@@ -60,6 +69,20 @@ _ConfigLoader.add_implicit_resolver(
     list("-+.0123456789"),
 )
 _ConfigLoader.add_constructor(_INT, lambda loader, node: int(loader.construct_scalar(node), 10))
+
+
+def _not_data(loader: Any, node: Any) -> Any:
+    kind = node.tag.rsplit(":", 1)[-1]
+    raise yaml.constructor.ConstructorError(
+        None,
+        None,
+        f"!!{kind}: a config holds text, numbers, true/false, null, lists and mappings only",
+        node.start_mark,
+    )
+
+
+for _kind in NOT_DATA:
+    _ConfigLoader.add_constructor(f"tag:yaml.org,2002:{_kind}", _not_data)
 
 
 def load_yaml(text: str) -> Any:

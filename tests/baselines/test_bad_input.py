@@ -168,7 +168,7 @@ def test_an_old_trainer_checkpoint_converts_with_trusted_and_resumes_identically
     ],
 )
 def test_absurd_sizes_in_a_config_are_refused_by_name(yaml_text, named, tmp_path):
-    """Sizes have upper bounds (``baselines/config.py``: MAX_WIDTH, the one a policy file's widths have too,
+    """Sizes have upper bounds (``baselines/limits.py``: MAX_WIDTH, the one a policy file's widths have too,
     MAX_ENVS, MAX_STEPS, MAX_POOL, MAX_COUNT): 10**9 tables or units ended in the allocator's RuntimeError.
     Checked on the config, not through ``quatro-train``: without the bound, that would start allocating."""
     config = tmp_path / "big.yaml"

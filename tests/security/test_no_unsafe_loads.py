@@ -104,3 +104,23 @@ def test_the_config_loader_is_a_safe_loader_that_builds_no_object():
     assert not [tag for tag in _ConfigLoader.yaml_multi_constructors if tag and "python" in tag]
     with pytest.raises(yaml.YAMLError, match="python/object"):
         load_yaml("a: !!python/object/apply:os.system ['true']")
+
+
+def test_the_config_loader_builds_json_data_only():
+    """``!!set {counter, honest}`` became a tuple in hash order (a config that differs between runs);
+    YAML 1.2 has no implicit timestamp, so a date is text (``run_name: 2026-12-07`` was a ``date``)."""
+    import yaml
+
+    from quatro_env.common.yaml_text import NOT_DATA, load_yaml
+
+    assert load_yaml("run_name: 2026-12-07") == {"run_name": "2026-12-07"}
+    spelled = {
+        "set": "{x, y}",
+        "omap": "[x: 1]",
+        "pairs": "[x: 1]",
+        "binary": "aGk=",
+        "timestamp": "2001-12-14",
+    }
+    for kind in NOT_DATA:
+        with pytest.raises(yaml.YAMLError, match=rf"!!{kind}: a config holds text, numbers"):
+            load_yaml(f"a: !!{kind} {spelled[kind]}")
