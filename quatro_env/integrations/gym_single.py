@@ -7,8 +7,9 @@ played by *seat policies*, each one of:
   ``"counter"``, ``"cover:split=true"``...; see ``quatro_env/quatro/bots.py``), built fresh per seat;
 - an object with ``act(observation, mask) -> int`` (a built-in ``BotPolicy``, or a frozen trained
   policy such as ``quatro_env.integrations.rllib.load_rllib_policy(...)``); its ``reset(seed)``,
-  if any, is called on every env reset. A built-in ``BotPolicy`` given for several seats is copied
-  for each (a bot's memory is its seat's); any other object is shared by the seats it is given for;
+  if any, is called on every env reset. An object given for several seats is played by the first
+  and deep-copied for each other (its memory is its seat's: one recurrent policy playing three seats
+  carried each seat's hand into the others' decisions, Q26); one that cannot be copied is refused;
 - a callable ``policy(obs_dict, agent) -> int`` (the AEC-tournament convention), e.g. a frozen
   SB3 model: ``lambda obs, agent: int(model.predict(obs, action_masks=obs["action_mask"])[0])``.
 
@@ -28,7 +29,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from quatro_env.bots.base import BotPolicy
 from quatro_env.common.strict import as_int, is_index
 from quatro_env.quatro.bots import build_bot
 from quatro_env.quatro.env import QuatroParallelEnv
@@ -67,6 +67,26 @@ def make_seat_policy(spec: SeatPolicy, num_players: int) -> _Seat:
     return _Seat(spec, num_players)
 
 
+def _one_per_seat(specs: dict[int, SeatPolicy]) -> dict[int, SeatPolicy]:
+    """Each policy object (``act``) for one seat only: the first seat given it plays it, each other
+    seat a deep copy, so that no memory carries one seat's private view into another's play (Q26).
+    Names build a fresh bot per seat anyway; a plain callable gets the agent's name with each call."""
+    seen: set[int] = set()
+    own = {}
+    for s, spec in specs.items():
+        if hasattr(spec, "act") and id(spec) in seen:
+            try:
+                spec = copy.deepcopy(spec)
+            except Exception as exc:  # an object holding a lock, a socket, a device handle...
+                raise ValueError(
+                    f"others: a {type(spec).__name__} cannot be copied for seat {s} ({exc}); give one "
+                    "object per seat: others={seat: policy, ...}"
+                ) from None
+        seen.add(id(spec))
+        own[s] = spec
+    return own
+
+
 class QuatroSingleAgentEnv(gym.Env):
     """Quatro from one seat's point of view; keyword arguments are QuatroConfig fields.
 
@@ -102,14 +122,8 @@ class QuatroSingleAgentEnv(gym.Env):
                 raise ValueError(f"others: seats {unknown!r} are not other seats of a {n}-player table")
             specs = {s: others.get(s, "random") for s in range(n) if s != seat}
         else:
-            # a built-in bot keeps one seat's memory: each seat gets its own copy, as a name would
-            # give; any other object (a frozen network) is shared, its reset called once per seat
-            specs = {
-                s: copy.deepcopy(others) if isinstance(others, BotPolicy) else others
-                for s in range(n)
-                if s != seat
-            }
-        self.others = {f"player_{s}": make_seat_policy(spec, n) for s, spec in specs.items()}
+            specs = {s: others for s in range(n) if s != seat}
+        self.others = {f"player_{s}": make_seat_policy(spec, n) for s, spec in _one_per_seat(specs).items()}
         self.observation_space = self.parallel.observation_space(self.agent)
         self.action_space = self.parallel.action_space(self.agent)
         self._obs: dict[str, dict[str, np.ndarray]] = {}

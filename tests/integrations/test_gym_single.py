@@ -175,3 +175,49 @@ def test_a_refused_reset_changes_nothing_and_masks_need_a_table():
         env.reset(options={"position": "not a position"})
     again, _ = env.reset()  # the stream continues as if the refused reset had not been asked
     assert np.array_equal(first["observation"], again["observation"])
+
+
+class _Memory:
+    """A seat policy with memory: it keeps every observation it is shown (as a recurrent network does)."""
+
+    def __init__(self):
+        self.seen: list[bytes] = []
+
+    def reset(self, seed):
+        self.seen.clear()
+
+    def act(self, observation, mask):
+        self.seen.append(observation.tobytes())
+        return 0
+
+
+def test_one_policy_object_given_for_several_seats_plays_each_with_its_own_copy():
+    """Q26: one object played seats 1, 2 and 3 and kept all three hands in its memory (an audit found the
+    project's own ``PPOPolicy`` carrying one GRU state across seats). Each seat now plays its own copy,
+    the first the object given; the copies' memories hold their own seat's observations only."""
+    import threading
+
+    spy = _Memory()
+    env = QuatroSingleAgentEnv(seat=0, others=spy, **SHORT_TABLE)
+    played = [env.others[f"player_{s}"].spec for s in (1, 2, 3)]
+    assert played[0] is spy and len({id(p) for p in played}) == 3
+    env.reset(seed=0)
+    for _ in range(6):
+        shown = {s: env._obs[f"player_{s}"]["observation"].tobytes() for s in (1, 2, 3)}
+        env.step(0)
+        for s in (1, 2, 3):  # what each copy was shown is its own seat's view, and only that
+            assert played[s - 1].seen[-1] == shown[s]
+    assert all(len(p.seen) == 6 for p in played)
+    shared = {1: spy, 2: spy, 3: "random"}  # the same object twice in a mapping: copied too
+    env = QuatroSingleAgentEnv(seat=0, others=shared, **SHORT_TABLE)
+    assert env.others["player_1"].spec is spy and env.others["player_2"].spec is not spy
+
+    class Locked(_Memory):
+        def __init__(self):
+            super().__init__()
+            self.lock = threading.Lock()
+
+    with pytest.raises(
+        ValueError, match=r"others: a Locked cannot be copied for seat 2 .*one object per seat"
+    ):
+        QuatroSingleAgentEnv(seat=0, others=Locked(), **SHORT_TABLE)
