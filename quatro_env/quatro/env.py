@@ -20,7 +20,7 @@ from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import GameOverError, IllegalActionError, QuatroEngine, TickResult
 from quatro_env.quatro.render import render_table
-from quatro_env.quatro.scripted import apply_script, parse_options
+from quatro_env.quatro.scripted import SUIT_STREAM, apply_script, parse_options
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -89,7 +89,7 @@ class QuatroParallelEnv(ParallelEnv):
         events = self.engine.reset(engine_seed)
         for bot, bot_seed in zip(self.bots.values(), bot_seeds, strict=True):
             bot.reset(bot_seed)
-        apply_script(self.engine, script)
+        apply_script(self.engine, script, np.random.default_rng([engine_seed, SUIT_STREAM]))
         self._driven.clear()
         self.agents = list(self.possible_agents)
         self.last_tick = TickResult(tick=-1, order=(), events=events, points=[0] * self.engine.num_teams)

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from quatro_env.common.strict import as_list
 from quatro_env.quatro.cards import EMOJIS, assign_suits, parse_cards
@@ -34,6 +36,9 @@ from quatro_env.quatro.engine import Phase, Position, QuatroEngine
 OPTION_KEYS = frozenset({"position", "deal", "order"})
 POSITION_KEYS = frozenset({"phase", "hands", "center", "signs", "scores", "ready", "connected", "ticks_left"})
 _PHASES = {"sign": Phase.SIGN, "play": Phase.PLAY, "pause": Phase.PAUSE}
+#: the scripted position's suits are drawn from ``default_rng([engine seed, SUIT_STREAM])``: seeded (Q30),
+#: and apart from the engine's own stream, which plays the same as without a position
+SUIT_STREAM = 0x5017
 
 
 @dataclass(frozen=True)
@@ -82,14 +87,38 @@ def parse_options(engine: QuatroEngine, options: Mapping[str, Any] | None) -> Sc
     return ScriptedStart(position, deal, order)
 
 
-def apply_script(engine: QuatroEngine, script: ScriptedStart) -> None:
-    """Put a freshly reset ``engine`` in the validated start ``script``."""
+def apply_script(
+    engine: QuatroEngine, script: ScriptedStart, suits: np.random.Generator | None = None
+) -> None:
+    """Put a freshly reset ``engine`` in the validated start ``script``. ``suits`` draws which copy of
+    each value (its suit, Q3) each card of the position is."""
     if script.position is not None:
-        engine.put_position(script.position)
+        position = script.position
+        if suits is not None and position.hands is not None:
+            position = shuffled_suits(position, suits)
+        engine.put_position(position)
     if script.deal is not None:
         engine.force_next_deal(script.deal)
     if script.order is not None:
         engine.force_next_order(script.order)
+
+
+def shuffled_suits(position: Position, rng: np.random.Generator) -> Position:
+    """``position`` with the four copies of each value permuted at random. ``assign_suits`` numbers a
+    value's copies in the order the position lists them, so an opponent's exposed card (its id, in
+    ``infos`` events and renders) told how many copies of its value sat in earlier hands; a random
+    permutation tells nothing, as in a dealt round."""
+    values = (4 * len(position.hands) + len(position.center)) // 4  # every card is in play (Q3)
+    suit = rng.permuted(np.tile(np.arange(4), (values, 1)), axis=1)  # per value, its copies' new suits
+
+    def relabel(card: int) -> int:
+        return 4 * (card // 4) + int(suit[card // 4, card % 4])
+
+    return replace(
+        position,
+        hands=tuple(tuple(relabel(c) for c in hand) for hand in position.hands),
+        center=tuple(relabel(c) for c in position.center),
+    )
 
 
 def apply_options(engine: QuatroEngine, options: Mapping[str, Any]) -> None:

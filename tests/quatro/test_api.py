@@ -185,3 +185,28 @@ def test_max_cycles_refuses_a_step_after_its_truncation_and_takes_numpy_integers
     with pytest.raises(RuntimeError, match="reset"):
         env.step({a: 0 for a in env.unwrapped.possible_agents})
     assert env.unwrapped.engine.tick == tick  # the table below did not play on
+
+
+def test_q31_a_scripted_positions_suits_are_drawn_per_seed_not_numbered_in_order():
+    """Q3 and Q31: suits are decoration, and a position names values. They were numbered in the order the
+    position lists them, so the id of a card an opponent exposed (``infos`` events, renders) told how
+    many copies of its value sat in earlier hands. They are drawn per seed (Q30), apart from the
+    engine's stream: each copy of a value turns up."""
+    from quatro_env import parallel_env
+
+    position = {
+        "phase": "play",
+        "hands": [["A", "A", "K", "K"], ["A", "Q", "Q", "J"], ["K", "J", "10", "10"], ["Q", "J", "10", "A"]],
+        "center": ["K", "Q", "J", "10"],
+    }
+    suits = set()
+    for seed in range(40):
+        env = parallel_env(num_players=4)
+        env.reset(seed=seed, options={"position": position})
+        hands = env.engine.hands
+        assert [[c // 4 for c in h] for h in hands][1] == [0, 2, 2, 3]  # the values stay where they were put
+        suits.add(hands[1][0] % 4)  # seat 1's ace: numbered third in order
+    assert suits == {0, 1, 2, 3}
+    again = parallel_env(num_players=4)
+    again.reset(seed=39, options={"position": position})
+    assert again.engine.hands == hands  # seeded
