@@ -46,7 +46,7 @@ from quatro_env.cuatrola.tricks import legal_plays, trick_winner
 class Phase(IntEnum):
     DECLARE = 0  # C4 declaration round
     PLAY = 1  # C5-C7 trick play
-    CANTE = 2  # C10 window right after a trick won by a pair that can sing
+    CANTE = 2  # C10 window right after a trick won, whether or not the pair can sing (D2)
     OVER = 3  # the match has ended
 
 
@@ -164,6 +164,18 @@ class CuatrolaGame:
             for s in range(NUM_SUITS)
             if self.sung[s] < 0 and make_card(s, CABALLO) in hand and make_card(s, REY) in hand
         ]
+
+    def cante_still_possible(self) -> bool:
+        """D2: whether any suit could still be sung this hand, from public facts only.
+
+        A suit is out once it was sung or its Caballo or Rey was played to a trick; when every
+        suit is out the cante window is skipped. Hands are never read, so the skip tells nothing.
+        """
+        gone = {c for cards in self.played for c in cards}
+        return any(
+            self.sung[s] < 0 and make_card(s, CABALLO) not in gone and make_card(s, REY) not in gone
+            for s in range(NUM_SUITS)
+        )
 
     def legal_actions(self) -> list[int]:
         """The legal action indices of ``to_act``, in increasing order (cached per decision)."""
@@ -284,13 +296,13 @@ class CuatrolaGame:
             self.card_points[pair] += LAST_TRICK_BONUS  # C8
             return self._finish_hand()
         self.to_act = winner
-        if self.cantes_enabled and cantes_count(self.contract):
-            self.cante_queue = [
-                s for s in (winner, partner(winner)) if s != self.out_seat and self.singable_suits(s)
-            ]
-            if self.cante_queue:
-                self.phase = Phase.CANTE
-                self.to_act = self.cante_queue[0]
+        # D2: the window opens for the winner, then the partner, whether or not they hold a pair:
+        # who is asked must depend only on public facts, never on a hand (C3). Pass is always
+        # legal there; the mask (``singable_suits``) is private to the seat asked.
+        if self.cantes_enabled and cantes_count(self.contract) and self.cante_still_possible():
+            self.cante_queue = [s for s in (winner, partner(winner)) if s != self.out_seat]
+            self.phase = Phase.CANTE
+            self.to_act = self.cante_queue[0]
         return None
 
     def _finish_hand(self) -> HandResult:

@@ -34,11 +34,56 @@ def test_D2_cante_window_is_a_turn_winner_first_then_partner_then_the_winner_lea
     assert seat_to_act(env) == 2
     env.step(PASS)
     assert game.phase == Phase.PLAY and seat_to_act(env) == 0
-    # No window when nobody of the winning pair can sing.
+    # Nobody of the winning pair can sing: the window still opens, for both, with only pass legal
+    # (the turn structure must not tell the opponents who holds a Caballo + Rey, C3).
     spec = hands("Ao 3c Rc Ce Sb", "3o Ac Cc Ae 3e", "Ro Sc Re Se Ab", "Co So 3b Rb Cb")
     env, game = scripted(spec, "Cb", dealer=3, phase="play")
     play_cards(env, "Ao", "3o", "Ro", "Co")
+    assert game.phase == Phase.CANTE and game.cante_queue == [0, 2]
+    for seat in (0, 2):
+        assert seat_to_act(env) == seat and legal(env) == [PASS]
+        env.step(PASS)
     assert game.phase == Phase.PLAY and seat_to_act(env) == 0
+
+
+def test_D2_the_cante_window_is_skipped_only_when_every_suit_is_publicly_out():
+    """D2: once every suit was sung or had its Caballo or Rey played to a trick, nobody can sing
+    again this hand, as everyone can see; only then is the window skipped."""
+    spec = hands("Ac 3c Rc Cc Sc", "Ao 3o Ae Ab 3b", "Re Ce 3e Cb So", "Ro Co Rb Se Sb")
+    env, game = scripted(spec, "Ro", dealer=3, phase="play")
+    play_cards(env, "Rc", "Ao", "Re", "Rb")  # seat 1 trumps; copas, espadas, bastos are out
+    assert game.cante_still_possible()  # oros is not
+    assert game.phase == Phase.CANTE and game.cante_queue == [1, 3]
+    assert seat_to_act(env) == 1 and legal(env) == [PASS]
+    env.step(PASS)
+    assert seat_to_act(env) == 3 and legal(env) == [PASS, sing("oros")]
+    env.step(sing("oros"))  # every suit is out now
+    assert not game.cante_still_possible()
+    play_cards(env, "3o", "So", "Co", "Ac")  # seat 1 wins again
+    assert game.phase == Phase.PLAY and seat_to_act(env) == 1
+
+
+def test_C10_D2_the_cante_window_does_not_tell_who_holds_a_caballo_and_rey():
+    """C3/C4 keep hands private, so the turn after a trick (C10, D2) must not depend on them: two
+    deals that differ only in a Rey swapped between seats 1 and 2 (in one, seat 2 holds Caballo +
+    Rey de copas) give every other seat the same agent selection and the same observations."""
+    one = hands("Ao 3o Ae 3e Se", "So Ac 3c Sc Re", "Ro Rc Cc Ce Ab", "Co 3b Rb Cb Sb")
+    two = hands("Ao 3o Ae 3e Se", "So Ac Rc Sc Re", "Ro 3c Cc Ce Ab", "Co 3b Rb Cb Sb")
+    worlds = [scripted(spec, "Sb", dealer=3, phase="play")[0] for spec in (one, two)]
+    for env in worlds:
+        play_cards(env, "Ao", "So", "Ro", "Co")  # seat 0 wins; only in one can seat 2 sing
+    a, b = worlds
+    assert a.agent_selection == b.agent_selection == "player_0"
+    for step in range(2):  # seat 0 passes, then it is seat 2's turn in both worlds
+        for agent in ("player_0", "player_3"):
+            np.testing.assert_array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
+            np.testing.assert_array_equal(a.observe(agent)["action_mask"], b.observe(agent)["action_mask"])
+        if step == 0:
+            a.step(PASS)
+            b.step(PASS)
+            assert a.agent_selection == b.agent_selection == "player_2"
+    # The difference is in seat 2's own, private mask only.
+    assert legal(a) == [PASS, sing("copas")] and legal(b) == [PASS]
 
 
 def test_D3_with_two_singable_suits_the_player_chooses_one():

@@ -105,6 +105,42 @@ def test_random_matches_conserve_cards_points_and_masks_match_legality(env_seed,
         assert last.declaration_failed and pair_of(last.declarer) == 1 - game.winner
 
 
+@settings(max_examples=40, deadline=None)
+@given(SEEDS, SEEDS, st.integers(0, 3), st.integers(0, 2), st.integers(0, 4), st.integers(0, 4))
+def test_C10_D2_hidden_cards_never_change_what_another_seat_sees(seed, play_seed, observer, keep, i, j):
+    """C3/C4 privacy, with the cante window (C10, D2) in the way: swap one card between the hands
+    of two seats other than ``observer`` (the shown card stays). While both worlds take the same
+    actions, ``observer`` sees the same observations and the same agent selection in both."""
+    a = cuatrola_v0.env()
+    a.reset(seed=seed)
+    game = a.unwrapped.game
+    dealt, dealer, shown = [list(h) for h in game.hands], game.dealer, game.shown_card
+    others = [seat for seat in range(4) if seat != observer]
+    s, t = [seat for seat in others if seat != others[keep]]  # ``keep`` holds on to its cards
+    i = (i + 1) % 5 if dealt[s][i] == shown else i  # only the dealer holds the shown card
+    j = (j + 1) % 5 if dealt[t][j] == shown else j
+    swapped = [list(h) for h in dealt]
+    swapped[s][i], swapped[t][j] = dealt[t][j], dealt[s][i]
+    worlds = []
+    for spec in (dealt, swapped):
+        env = cuatrola_v0.env()
+        options = {"dealer": dealer, "trump_card": card_code(shown), "phase": "play"}
+        env.reset(seed=seed, options={**options, "hands": [[card_code(c) for c in h] for h in spec]})
+        worlds.append(env)
+    one, two = worlds
+    rng = np.random.default_rng(play_seed)
+    me = f"player_{observer}"
+    while not one.unwrapped.game.over and one.unwrapped.game.hand_number == 1:
+        assert one.agent_selection == two.agent_selection
+        np.testing.assert_array_equal(one.observe(me)["observation"], two.observe(me)["observation"])
+        legal = np.flatnonzero(one.observe(one.agent_selection)["action_mask"])
+        action = int(legal[rng.integers(len(legal))])
+        if not two.observe(two.agent_selection)["action_mask"][action]:
+            break  # the swapped cards now make the worlds differ in what their holders may do
+        one.step(action)
+        two.step(action)
+
+
 def _oracle_legal(hand: list[int], trick: list[int], trump: int) -> set[int]:
     """C6 read literally, card by card: a card is legal unless a stronger obligation excludes it."""
     if not trick:

@@ -318,8 +318,12 @@ def test_C8_hand_points_are_card_points_last_trick_and_cantes():
     play_cards(env, "Ao", "3o", "Ro", "So")
     env.step(sing("bastos"))  # seat 0: +40
     play_cards(env, "Ab", "Ac", "Ae", "Sb")
+    env.step(PASS)  # seat 0 (bastos already sung, D2)
     env.step(sing("espadas"))  # seat 2: +20
-    play_cards(env, "3b", "3c", "3e", "Co", "Rb", "Rc", "Re", "Sc")
+    play_cards(env, "3b", "3c", "3e", "Co")
+    env.step(PASS)  # copas could still be sung (D2): the window opens, and both pass
+    env.step(PASS)
+    play_cards(env, "Rb", "Rc", "Re", "Sc")
     assert game.hand_points(0) == 27 + 35 + 33 + 14 + 60
     play_cards(env, "Cb", "Cc", "Ce", "Se")
     result = game.last_result
@@ -393,7 +397,9 @@ def test_C10_a_suit_already_sung_is_not_offered_again():
     play_cards(env, "Ao", "3o", "Ro", "So")
     env.step(sing("bastos"))
     play_cards(env, "Ab", "Ac", "Ae", "Sb")  # seat 0 wins again, still holding Rb and Cb
-    assert game.cante_queue == [2] and legal(env) == [PASS, sing("espadas")]
+    assert game.cante_queue == [0, 2] and legal(env) == [PASS]  # D2: asked, but bastos is sung
+    env.step(PASS)
+    assert seat_to_act(env) == 2 and legal(env) == [PASS, sing("espadas")]
     env.step(PASS)
     with pytest.raises(ValueError, match="C10: a cante is sung only right after"):
         env.step(sing("bastos"))
@@ -415,6 +421,8 @@ def test_C10_once_per_suit_per_hand_and_one_per_trick_with_a_choice_of_suit():
     env.step(sing("copas"))
     assert game.phase == Phase.PLAY  # the espadas pair must wait for another won trick
     play_cards(env, "Rc", "Ac", "Ab", "Sb")  # partner (seat 2) trumps and wins
+    assert seat_to_act(env) == 2 and legal(env) == [PASS]  # D2: the winner is asked first
+    env.step(PASS)
     assert seat_to_act(env) == 0 and legal(env) == [PASS, sing("espadas")]
     with pytest.raises(ValueError, match="C10: copas was already sung"):
         env.step(sing("copas"))

@@ -25,7 +25,7 @@ from quatro_env.cuatrola.actions import PASS, declare, sing
 from quatro_env.cuatrola.cards import parse_card
 from quatro_env.cuatrola.observation import LAYOUT, OBS_SIZE, SLICES, encode_observation
 
-from .helpers import hands, play_cards, scripted, seat_to_act
+from .helpers import hands, legal, play_cards, scripted, seat_to_act
 
 # Written from the rules, not imported, so that the checks do not share the code they check.
 OROS, COPAS, ESPADAS, BASTOS = range(4)
@@ -137,10 +137,10 @@ def cards(text: str) -> list[int]:
 # --------------------------------------------------------------------------- scripted hand
 # Dealer 3 (mano 0), trumps espadas (the shown 3e, in the dealer's hand, C3), scores 3 - 5.
 # Seat 0 passes, seat 1 declares a solo, seats 2 and 3 pass (C4): seat 3 sits out with its dead
-# hand (D6). Trick 1: 0 So, 1 Co, 2 Ao: seat 2 wins, its partner seat 0 sings copas (+20, C10).
-# Trick 2: 2 Se, 0 Ro, 1 Ae: seat 1 wins and sings espadas in trumps (+40). Trick 3: 1 3c, 2 Ac,
-# 0 Sc: seat 2 wins again (no window: copas sung, nobody else holds a pair). Trick 4: 2 3o, 0 Rc,
-# and seat 1 is to act.
+# hand (D6). Trick 1: 0 So, 1 Co, 2 Ao: seat 2 wins and passes (it holds no pair; D2 asks it
+# anyway), its partner seat 0 sings copas (+20, C10). Trick 2: 2 Se, 0 Ro, 1 Ae: seat 1 wins and
+# sings espadas in trumps (+40). Trick 3: 1 3c, 2 Ac, 0 Sc: seat 2 wins again; both pass (bastos
+# is still publicly possible, D2). Trick 4: 2 3o, 0 Rc, and seat 1 is to act.
 DEAL = hands("So Ro Rc Cc Sc", "Co Ae Re Ce 3c", "Ao Ac Se 3o Ab", "3e 3b Rb Cb Sb")
 
 
@@ -206,11 +206,12 @@ def test_C1_C11_every_field_of_a_scripted_hand():
     # C5: mano (seat 0) leads the first trick; C4: seat 3 sits out.
     _check_all_observers(env, _table(), dealt, "first trick")
 
-    # C7: seat 2's Ao takes trick 1; C10/D2: its partner seat 0 may sing copas; C5: seat 2 leads next.
+    # C7: seat 2's Ao takes trick 1; C10/D2: the window asks seat 2 (no pair: pass only), then its
+    # partner seat 0, who may sing copas; C5: seat 2 leads next. The two turns differ only in to_act.
     play_cards(env, "So", "Co", "Ao")
     window = _table(
         phase=CANTE_PHASE,
-        to_act=0,
+        to_act=2,
         trick_number=1,
         leader=2,
         earlier={0: cards("So"), 1: cards("Co"), 2: cards("Ao")},
@@ -219,12 +220,20 @@ def test_C1_C11_every_field_of_a_scripted_hand():
         points=[16, 0],
     )
     hands_now = [cards("Ro Rc Cc Sc"), cards("Ae Re Ce 3c"), cards("Ac Se 3o Ab"), cards("3e 3b Rb Cb Sb")]
-    _check_all_observers(env, window, hands_now, "cante window after trick 1")
+    _check_all_observers(env, window, hands_now, "cante window, winner's turn")
+    assert legal(env) == [PASS]
+    env.step(PASS)
+    _check_all_observers(env, {**window, "to_act": 0}, hands_now, "cante window, partner's turn")
 
     env.step(sing("copas"))
     play_cards(env, "Se", "Ro", "Ae")
     env.step(sing("espadas"))  # in trumps: +40
-    play_cards(env, "3c", "Ac", "Sc", "3o", "Rc")
+    play_cards(env, "3c", "Ac", "Sc")
+    assert game.phase == CANTE_PHASE and seat_to_act(env) == 2 and legal(env) == [PASS]
+    env.step(PASS)
+    assert seat_to_act(env) == 0 and legal(env) == [PASS]
+    env.step(PASS)
+    play_cards(env, "3o", "Rc")
     assert seat_to_act(env) == 1 and game.tricks_done == 3
     in_progress = _table(
         to_act=1,
