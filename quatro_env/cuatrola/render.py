@@ -57,7 +57,7 @@ def render_ansi(game: CuatrolaGame, names: Sequence[str]) -> str:
         f"hand points: pair 0 {game.hand_points(0)}, pair 1 {game.hand_points(1)}; cantes: {sung or '-'}"
     )
     if game.phase == Phase.CANTE:
-        lines.append(f"cante window: {names[game.to_act]} may sing")
+        lines.append(f"cante window: {names[game.to_act]} sings or passes")
     if game.phase == Phase.OVER:
         lines.append(f"{_BOLD}match over: pair {game.winner} wins{_RESET}")
     return "\n".join(lines)

@@ -73,6 +73,20 @@ def test_greedy_sings_trumps_first():
     assert GreedyBot(0)(_observation(env), "player_2") == sing("espadas")
 
 
+@pytest.mark.parametrize("bot_cls", [RandomBot, GreedyBot])
+def test_bots_pass_at_a_cante_turn_where_only_pass_is_legal(bot_cls):
+    """D2: the window asks the winner's pair even when it cannot sing; the bots then pass."""
+    spec = hands("Ao 3c Rc Ce Sb", "3o Ac Cc Ae 3e", "Ro Sc Re Se Ab", "Co So 3b Rb Cb")
+    env, game = scripted(spec, "Cb", dealer=3, phase="play")
+    play_cards(env, "Ao", "3o", "Ro", "Co")
+    for agent in ("player_0", "player_2"):
+        assert game.phase == Phase.CANTE and env.agent_selection == agent
+        action = bot_cls(0)(_observation(env), agent)
+        assert action == PASS
+        env.step(action)
+    assert game.phase == Phase.PLAY
+
+
 def test_greedy_takes_a_trick_with_its_cheapest_winning_card_when_last():
     spec = hands("Ro Ac 3c Rc Cc", "So Sc Ae 3e Se", "Ao 3o Co Re Ce", "Ab 3b Rb Cb Sb")
     env, _ = scripted(spec, "Sb", dealer=3, phase="play", config={"cantes": False})
