@@ -34,6 +34,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         "render_modes": ["ansi", "human", "rgb_array"],
         "name": "cuatrola_v0",
         "is_parallelizable": False,
+        "render_fps": 1,  # "human" draws every turn; Gymnasium's convention pairs it with a pace
     }
 
     def __init__(self, config: CuatrolaConfig | None = None, **options: Any) -> None:

@@ -35,6 +35,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         "name": "kwartet_v0",
         "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
+        "render_fps": 1,  # "human" draws every turn; Gymnasium's convention pairs it with a pace
     }
 
     def __init__(self, config: KwartetConfig | None = None, **kwargs: Any) -> None:

@@ -222,3 +222,9 @@ def test_docs_usage_example_runs(capsys):
     assert len(code.strip().splitlines()) <= 10
     exec(compile(code, str(DOC), "exec"), {})
     assert "match over" in capsys.readouterr().out
+
+
+def test_a_human_render_mode_comes_with_a_pace():
+    """Gymnasium's convention (HumanRendering reads it): ``render_fps`` beside a "human" mode."""
+    metadata = cuatrola_v0.env().metadata
+    assert "human" in metadata["render_modes"] and metadata["render_fps"] == 1

@@ -41,6 +41,11 @@ def test_parallel_env_is_not_offered_because_the_game_is_turn_based():
     assert raw_env.metadata["is_parallelizable"] is False
 
 
+def test_a_human_render_mode_comes_with_a_pace():
+    """Gymnasium's convention (HumanRendering reads it): ``render_fps`` beside a "human" mode."""
+    assert "human" in raw_env.metadata["render_modes"] and raw_env.metadata["render_fps"] == 1
+
+
 def test_env_accepts_a_config_object_or_keywords_but_not_both():
     config = KwartetConfig(num_players=5)
     assert raw_env(config=config).possible_agents[-1] == "player_4"
