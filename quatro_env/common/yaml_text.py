@@ -49,13 +49,9 @@ class _ConfigLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-_ConfigLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL)]
+_ConfigLoader.yaml_implicit_resolvers = {  # YAML 1.1's, less its numbers and flags and its timestamp
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _BOOL, _TIMESTAMP)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_ConfigLoader.yaml_implicit_resolvers = {  # YAML 1.2 has no implicit timestamp: a date is text
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
-    for first, resolvers in _ConfigLoader.yaml_implicit_resolvers.items()
 }
 _ConfigLoader.add_implicit_resolver(
     _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
@@ -72,6 +68,7 @@ _ConfigLoader.add_constructor(_INT, lambda loader, node: int(loader.construct_sc
 
 
 def _not_data(loader: Any, node: Any) -> Any:
+    """A YAML 1.1 type beyond JSON's data, spelt out in a file (``!!set``...): refused where it stands."""
     kind = node.tag.rsplit(":", 1)[-1]
     raise yaml.constructor.ConstructorError(
         None,
