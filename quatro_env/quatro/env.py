@@ -89,7 +89,8 @@ class QuatroParallelEnv(ParallelEnv):
         events = self.engine.reset(engine_seed)
         for bot, bot_seed in zip(self.bots.values(), bot_seeds, strict=True):
             bot.reset(bot_seed)
-        apply_script(self.engine, script, np.random.default_rng([engine_seed, SUIT_STREAM]))
+        suits = None if script.position is None else np.random.default_rng([engine_seed, SUIT_STREAM])
+        apply_script(self.engine, script, suits)  # a plain reset builds no generator for the suits
         self._driven.clear()
         self.agents = list(self.possible_agents)
         self.last_tick = TickResult(tick=-1, order=(), events=events, points=[0] * self.engine.num_teams)
