@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: every kind of event the engine emits, about in the order a round meets them: a replay's event of another
+#: kind is refused (``replay.records.EventRecord``); a test holds this list to the kinds ``engine.py`` writes
+EVENT_KINDS = (
+    "sign_phase_started", "emoji_chosen", "sign_fixed", "ready", "sign_drawn", "round_started", "exchange",
+    "exchange_rejected", "floor_taken", "floor_released", "pulse", "quatro_held_back", "vote_proposed",
+    "vote_answer", "vote_failed", "vote_cancelled", "reshuffle", "hands_replaced", "call", "blank_round",
+    "reveal", "match_over", "start_requested", "disconnected", "reconnected",
+)  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class Event:

@@ -19,7 +19,7 @@ import itertools
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from quatro_env.common.cli import one_line_error, short
 from quatro_env.common.strict import is_index
 from quatro_env.quatro.actions import ActionCodec
-from quatro_env.quatro.config import QuatroConfig
+from quatro_env.quatro.config import QuatroConfig, to_ticks
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import IllegalActionError, QuatroEngine
 from quatro_env.replay.format import (
@@ -205,6 +205,34 @@ def _parse_frame(record: dict[str, Any], replay: Replay, where: str, is_tick: bo
     return Frame(tick, actions, order, events, points, state, obs)
 
 
+def _check_clocks(state: dict[str, Any], now: int, longest: int, where: str) -> None:
+    """A state's clocks (its shape already checked: :class:`TableState`), as the engine sets them: its
+    ``tick`` is the next one to play (``now``: 0 after the reset, t + 1 after tick t), and every phase end,
+    cooldown, reminder window, vote deadline and pulse lies at most ``longest`` ticks (the config's longest
+    duration) past it. Checked verified or not: the viewer counts down to them (a phase_end of 10**400)."""
+    where = f"{where}, field 'state'"
+    if state["tick"] != now:
+        raise ReplayFormatError(
+            f"{where}: tick is {short(state['tick'])}, expected {now} (the next tick to play)"
+        )
+    clocks = [("phase_end", state["phase_end"])]
+    if state["vote"] is not None:
+        clocks.append(("vote.deadline", state["vote"]["deadline"]))
+    for name in ("next_exchange_tick", "next_floor_tick"):
+        clocks += [(f"{name}[{s}]", tick) for s, tick in enumerate(state[name])]
+    for s, window in enumerate(state["reminder"]):  # (opened, last tick)
+        clocks += [] if window is None else [(f"reminder[{s}][{k}]", tick) for k, tick in enumerate(window)]
+    for s, pulse in enumerate(state["last_pulse"]):  # (emoji, tick)
+        clocks += [] if pulse is None else [(f"last_pulse[{s}][1]", pulse[1])]
+    bound = now + longest
+    for name, tick in clocks:
+        if tick > bound:
+            raise ReplayFormatError(
+                f"{where}: {name} must be at most {bound} (tick {now} + the config's longest duration, "
+                f"{longest}), got {short(tick)}"
+            )
+
+
 def _check_end(record: dict[str, Any], replay: Replay, where: str) -> None:
     """The end line: the last state's scores and winners, its rounds, and the number of tick lines."""
     last, teams = replay.frames[-1].state, replay.num_players // 2
@@ -270,7 +298,7 @@ def read(path: str | Path, partial: bool = False) -> Replay:
     if not path.is_file():
         raise ReplayFormatError(f"replay {str(path)!r}: no such file")
     replay: Replay | None = None
-    blank = 0
+    blank = longest = 0
     for number, line in _numbered_lines(path, partial):
         where = f"line {number}"
         if partial and not line.endswith("\n") and not _parses(line):
@@ -299,6 +327,7 @@ def read(path: str | Path, partial: bool = False) -> Replay:
         if replay is None:
             header, config = _parse_header(record)
             replay = Replay(header, config)
+            longest = max(astuple(to_ticks(config)))  # a phase, a cooldown or a window: _check_clocks
             continue
         if replay.end:
             raise ReplayFormatError(f"{where}: a line after the 'end' line")
@@ -308,6 +337,7 @@ def read(path: str | Path, partial: bool = False) -> Replay:
             if replay.frames:
                 raise ReplayFormatError(f"{where}: a second 'reset' line")
             replay.frames.append(_parse_frame(record, replay, where, is_tick=False))
+            _check_clocks(replay.frames[0].state, 0, longest, where)
         elif kind == "tick":
             if not replay.frames:
                 raise ReplayFormatError(f"{where}: a 'tick' line before the 'reset' line")
@@ -315,6 +345,7 @@ def read(path: str | Path, partial: bool = False) -> Replay:
             expected = len(replay.frames) - 1
             if frame.tick != expected:
                 raise ReplayFormatError(f"{where}: field 'tick' is {frame.tick}, expected {expected}")
+            _check_clocks(frame.state, expected + 1, longest, where)
             replay.frames.append(frame)
         elif kind == "end":
             if not replay.frames:

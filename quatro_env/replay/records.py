@@ -17,10 +17,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 
+from quatro_env.common.cli import short
 from quatro_env.common.strict import is_index
 from quatro_env.quatro.cards import NUM_EMOJIS, deck_size
 from quatro_env.quatro.config import TABLE_SIZES
 from quatro_env.quatro.engine import Phase
+from quatro_env.quatro.events import EVENT_KINDS
 
 Index = Annotated[int, Field(strict=True, ge=0)]  # a seat, a team or a card: its bound is the table's
 Tick = Annotated[int, Field(strict=True, ge=0)]
@@ -28,6 +30,10 @@ Count = Annotated[int, Field(strict=True, ge=0)]
 Emoji = Annotated[int, Field(strict=True, ge=0, lt=NUM_EMOJIS)]  # Q7: one of the fixed emojis
 PHASE_NAMES = tuple(p.name.lower() for p in Phase)
 CALL_KINDS = ("quatro", "contra", "blank")
+#: event data that names teams, or seats: a value, None or a list of them (``call``'s ``scoring_teams``,
+#: ``vote_proposed``'s ``voters``, the reveal's ``quartets``), within the table (``EventRecord.check_table``)
+TEAM_DATA = ("team", "target_team", "scoring_teams", "winners")
+SEAT_DATA = ("seats", "voters", "quartets")
 
 
 class _Record(BaseModel):
@@ -119,8 +125,11 @@ class EventRecord(_Record):
     visible_to: list[Index] | None
 
     @model_validator(mode="after")
-    def _data_the_viewer_reads(self) -> EventRecord:
-        """The data keys the viewer turns into faces: emoji indices and card ids."""
+    def _kind_and_data(self) -> EventRecord:
+        """A kind the engine emits; the data keys the viewer turns into faces: emoji indices and card ids;
+        and the teams and seats the data names, integers (their bound is the table's: check_table)."""
+        if self.kind not in EVENT_KINDS:
+            raise ValueError(f"kind {short(self.kind)} is not one the format defines (events.EVENT_KINDS)")
         for key in ("emoji", "sign"):
             value = self.data.get(key)
             if value is not None and not (is_index(value) and 0 <= value < NUM_EMOJIS):
@@ -130,11 +139,24 @@ class EventRecord(_Record):
             card = self.data.get(key, 0)
             if not (is_index(card) and 0 <= card < largest_deck):
                 raise ValueError(f"data.{key} must be a card id, got {card!r}")
+        for key in TEAM_DATA + SEAT_DATA:
+            if not all(is_index(v) and v >= 0 for v in self._listed(key)):
+                what = "team" if key in TEAM_DATA else "seat"
+                raise ValueError(
+                    f"data.{key} must be a {what} index or a list of them, got {short(self.data[key])}"
+                )
         return self
 
+    def _listed(self, key: str) -> list[Any]:
+        """``data[key]`` as a list: none when absent or None, one when a single value."""
+        value = self.data.get(key)
+        return value if isinstance(value, list) else [] if value is None else [value]
+
     def check_table(self, n: int) -> None:
-        """Seats and cards within a table of ``n`` players."""
-        _below(([] if self.seat is None else [self.seat]) + (self.visible_to or []), n, "event seats")
+        """Seats, teams and cards within a table of ``n`` players."""
+        seats = ([] if self.seat is None else [self.seat]) + (self.visible_to or [])
+        _below(seats + [s for key in SEAT_DATA for s in self._listed(key)], n, "event seats")
+        _below([t for key in TEAM_DATA for t in self._listed(key)], n // 2, "event teams")
         _below([self.data[k] for k in ("taken", "placed") if k in self.data], deck_size(n), "card ids")
 
 
@@ -147,4 +169,4 @@ def _lengths(state: TableState, names: Iterable[str], length: int, what: str) ->
 def _below(values: Iterable[int], bound: int, what: str) -> None:
     bad = [v for v in values if v >= bound]
     if bad:
-        raise ValueError(f"{what} must be below {bound} at this table, got {bad}")
+        raise ValueError(f"{what} must be below {bound} at this table, got {short(bad)}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import gzip
+import inspect
 import io
 import json
 import shutil
@@ -15,8 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quatro_env.eval.cli import main as eval_main
+from quatro_env.quatro import engine as engine_module
 from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import QuatroEngine
+from quatro_env.quatro.events import EVENT_KINDS
 from quatro_env.replay import FORMAT, VERSION, ReplayFormatError, ReplayMismatchError, load, loader, read
 from quatro_env.replay.cli import main as replay_main
 from quatro_env.replay.views import decode_observation
@@ -104,7 +108,7 @@ _DIFFERS = r"differs from the engine's: recorded"
         ("order", rf"^tick \d+: order {_DIFFERS} \[\d, \d, \d, \d\], engine \[\d, \d, \d, \d\]$"),
         (
             "long value",
-            rf"^tick \d+: events\[0\]\.kind {_DIFFERS} 'teleport[a-z.]*\.\.\., engine '[a-z_]+'$",
+            rf"^tick \d+: events\[0\]\.data\.center_slot {_DIFFERS} 'teleport[a-z.]*\.\.\., engine [0-3]$",
         ),
         ("extra event", rf"^tick \d+: events {_DIFFERS} a list of (\d+), engine a list of (?!\1)\d+$"),
     ],
@@ -126,7 +130,7 @@ def test_a_tampered_replay_fails_the_engine_check(replay_files, tmp_path, what, 
 
         tick["observations"][2] = base64.b64encode(bytes(raw)).decode()
     elif what == "long value":
-        tick["events"][0]["kind"] = "teleport" * 1000
+        tick["events"][0]["data"]["center_slot"] = "teleport" * 1000  # an exchange's; the kind is checked
     elif what == "extra event":
         tick["events"].append(tick["events"][0])
     else:
@@ -201,6 +205,16 @@ def _malformed(records, case):
             del state["phase"]
         elif case == "state extra":
             state["code"] = "import os"
+        elif case == "state tick":  # the tick after the line's (tick 1): 2
+            state["tick"] = 7
+        elif case == "state phase_end":
+            state["phase_end"] = 10**400
+        elif case == "state cooldown":
+            state["next_floor_tick"][2] = 10**9
+        elif case == "state reminder":
+            state["reminder"][1] = [0, 2**70]
+    elif case == "reset tick":  # the reset's state is the table before tick 0
+        records[1]["state"]["tick"] = 1
     elif case.startswith("event "):
         event = {"kind": "pulse", "seat": 0, "data": {"emoji": 3}, "visible_to": None}
         if case == "event emoji":
@@ -209,6 +223,18 @@ def _malformed(records, case):
             event["seat"] = 4
         elif case == "event card":
             event["data"] = {"center_slot": 0, "taken": 20, "placed": 0}
+        elif case == "event kind":
+            event["kind"] = "teleport"
+        elif case == "event team":  # teams of two: 2 teams at 4 players
+            event.update(kind="sign_fixed", data={"team": 2, "sign": 3}, visible_to=[0, 2])
+        elif case == "event team negative":
+            event.update(kind="sign_fixed", data={"team": -1, "sign": 3}, visible_to=[0, 2])
+        elif case == "event scoring teams":
+            event.update(
+                kind="call", data={"kind": "quatro", "target_team": None, "scoring_teams": [0, 10**400]}
+            )
+        elif case == "event voters":
+            event.update(kind="vote_proposed", data={"voters": [1, 9]})
         records[3]["events"].append(event)
     elif case == "truncated":
         records = records[:-1]
@@ -282,6 +308,35 @@ def _malformed(records, case):
         ("event emoji", r"line 4, event \d+: .*data\.emoji must be an emoji index 0\.\.23, got 24"),
         ("event seat", r"line 4, event \d+: event seats must be below 4 at this table, got \[4\]"),
         ("event card", r"line 4, event \d+: card ids must be below 20 at this table, got \[20\]"),
+        (
+            "event kind",
+            r"^line 4, event \d+: .*kind 'teleport' is not one the format defines \(events\.EVENT_K",
+        ),
+        ("event team", r"^line 4, event \d+: event teams must be below 2 at this table, got \[2\]$"),
+        (
+            "event team negative",
+            r"^line 4, event \d+: .*data\.team must be a team index or a list of them, got -1$",
+        ),
+        (
+            "event scoring teams",
+            r"^line 4, event \d+: event teams must be below 2 at this table, got \[1000+\.\.\.0+\]$",
+        ),
+        ("event voters", r"^line 4, event \d+: event seats must be below 4 at this table, got \[9\]$"),
+        ("state tick", r"^line 4, field 'state': tick is 7, expected 2 \(the next tick to play\)$"),
+        ("reset tick", r"^line 2, field 'state': tick is 1, expected 0 \(the next tick to play\)$"),
+        (
+            "state phase_end",
+            r"^line 4, field 'state': phase_end must be at most 62 \(tick 2 \+ the config's longest "
+            r"duration, 60\), got 1000+\.\.\.0+$",
+        ),
+        (
+            "state cooldown",
+            r"^line 4, field 'state': next_floor_tick\[2\] must be at most 62 .*got 1000000000$",
+        ),
+        (
+            "state reminder",
+            r"^line 4, field 'state': reminder\[1\]\[1\] must be at most 62 .*got 1180591620717411303424$",
+        ),
         ("truncated", "truncated"),
         ("tick gap", "field 'tick'"),
         ("base64", "base64"),
@@ -312,6 +367,44 @@ def test_malformed_replays_get_a_clear_error(replay_files, tmp_path, case, messa
     path.write_text(_malformed(_lines(replay_files[1]), case))
     with pytest.raises(ReplayFormatError, match=message):
         read(path)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("state tick", "line 4, field 'state': tick is 7, expected 2"),
+        ("state phase_end", "line 4, field 'state': phase_end must be at most 62"),
+        ("event kind", "kind 'teleport' is not one the format defines"),
+        ("event team", "event teams must be below 2 at this table, got [2]"),
+    ],
+)
+def test_no_verify_refuses_what_the_engine_check_refuses(replay_files, tmp_path, case, message):
+    """``quatro-replay --no-verify`` refuses, in one named line (exit 2), a state whose tick is not its
+    line's, a clock past any the engine sets, an event kind the engine never emits and a team beyond the
+    table: re-simulation refuses each too, and the viewer drew them (a countdown from 10**400)."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text(_malformed(_lines(replay_files[1]), case))
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+        code = replay_main([str(path), "--no-verify", "-o", str(tmp_path / "page.html")])
+    assert code == 2 and not (tmp_path / "page.html").exists()
+    assert err.getvalue().startswith(f"quatro-replay: {path}: line ") and message in err.getvalue()
+    assert err.getvalue().count("\n") == 1
+    with pytest.raises((ReplayFormatError, ReplayMismatchError)):
+        load(path)  # verified: refused too
+
+
+def test_the_event_kinds_are_the_ones_the_engine_emits():
+    """``events.EVENT_KINDS`` (which a replay's events are checked against) lists every kind ``engine.py``
+    builds an ``Event`` of, and no other: a kind is always a literal (or a choice of two)."""
+    tree = ast.parse(inspect.getsource(engine_module))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Event"]
+    kinds = set()
+    for call in calls:
+        kind = call.args[0]
+        options = [kind.body, kind.orelse] if isinstance(kind, ast.IfExp) else [kind]
+        assert all(isinstance(o, ast.Constant) for o in options), ast.unparse(kind)
+        kinds |= {o.value for o in options}
+    assert len(calls) > 20 and kinds == set(EVENT_KINDS)
 
 
 def test_the_writer_refuses_seats_its_reader_would_refuse(tmp_path):
