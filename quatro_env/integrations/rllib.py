@@ -89,8 +89,9 @@ class QuatroRLlibEnv(ParallelPettingZooEnv):
     """Quatro's ParallelEnv as an RLlib ``MultiAgentEnv``; ``env_config`` holds QuatroConfig fields.
 
     On top of RLlib's wrapper it keeps the agent order and the per-agent space dicts that the new
-    API stack reads, and counts the actions the env flagged as illegal (only possible with
-    ``illegal_action="noop"``; with the default ``"raise"`` an illegal action stops the run).
+    API stack reads, keeps ``agents`` to the agents still acting (empty once the match ends, as
+    ``MultiAgentEnv`` defines it), and counts the actions the env flagged as illegal (only possible
+    with ``illegal_action="noop"``; with the default ``"raise"`` an illegal action stops the run).
     """
 
     def __init__(self, env_config: Mapping[str, Any] | None = None) -> None:
@@ -111,6 +112,7 @@ class QuatroRLlibEnv(ParallelPettingZooEnv):
         except IllegalActionError as err:  # same error, with what to use instead in its message
             err.args = (f"{err.args[0]}\n{PLAIN_RLLIB_HINT}",)
             raise
+        self.agents = list(self.par_env.agents)
         self.illegal_actions += sum(bool(info.get("illegal_action")) for info in result[4].values())
         return result
 

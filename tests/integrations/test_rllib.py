@@ -252,6 +252,23 @@ def test_render_draws_the_table_in_its_mode():
     assert "tick" in env.render().lower()
 
 
+def test_agents_are_the_acting_ones_and_none_after_the_end():
+    """``MultiAgentEnv.agents`` lists the agents still acting: all of them during play, none once
+    the match is over (it stayed full, so a loop on ``env.agents`` never saw the end)."""
+    env = QuatroRLlibEnv(dict(SHORT_TABLE))
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    done = False
+    while not done:
+        assert env.agents == env.possible_agents
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        obs, _, terminateds, truncateds, _ = env.step(actions)
+        done = terminateds["__all__"] or truncateds["__all__"]
+    assert env.agents == []
+    env.reset(seed=4)
+    assert env.agents == env.possible_agents
+
+
 def test_plain_rllib_says_what_to_use(local_ray):
     """A plain PPOConfig ignores the mask; the env's error then names the project's config builder."""
     from ray.rllib.algorithms.ppo import PPOConfig
