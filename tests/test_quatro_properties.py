@@ -41,6 +41,7 @@ def check_mask_is_legality(env) -> None:
     engine = env.engine
     for seat in range(env.n):
         mask = engine.legal_mask(seat)
+        assert mask.dtype == np.int8 and mask.shape == (env.codec.num_actions,)
         assert mask.any(), "a seat always has at least the no-op"
         for action in range(env.codec.num_actions):
             assert bool(mask[action]) == (engine.illegal_reason(seat, action) is None), (
@@ -50,13 +51,27 @@ def check_mask_is_legality(env) -> None:
             )
 
 
+def reveal_positions(encoder) -> np.ndarray:
+    """Where an observation shows hands and team signs as the reveal shows them (Q7, Q28): every
+    ``revealed_hand`` and ``revealed_sign`` field, the observer's own included."""
+    sizes = dict(encoder.seat.fields) | dict(encoder.team.fields)
+    spans = [
+        np.arange(start, start + sizes[name.split(".")[-1]])
+        for name, start in encoder.offsets.items()
+        if name.endswith((".revealed_hand", ".revealed_sign"))
+    ]
+    return np.concatenate(spans)
+
+
 def play_checking_invariants(env, seed: int, call_rate: float) -> None:
     """Random legal play until the episode ends, checking after every tick: Q3 conservation, Q24
-    monotone scores, a zero-sum table, observations inside their space; every fifth tick, masks that
-    match the engine's legality exactly (Q9, Q29)."""
+    monotone scores, a zero-sum table, observations inside their space, no hand or sign revealed while a
+    round is chosen or played (Q28; the scripted positions of the hidden-information test below never pass
+    through a sign phase); every fifth tick, masks that match the engine's legality exactly (Q9, Q29)."""
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
     space = env.observation_space(env.possible_agents[0])
+    revealed = reveal_positions(env.encoder)
     engine, deck = env.engine, list(range(deck_size(env.n)))
     # the zero-sum split includes the bot seats (docs/quatro.md, decision 10), whose rewards nobody receives
     zero_sum = env.config.reward_mode == "zero_sum" and not env.config.bot_seats
@@ -70,6 +85,8 @@ def play_checking_invariants(env, seed: int, call_rate: float) -> None:
         ticks += 1
         for o in obs.values():
             assert space.contains(o)
+            if engine.phase in (Phase.SIGN, Phase.PLAY):
+                assert not o["observation"][revealed].any(), "Q28: a hand or a sign shown before the reveal"
         if engine.phase in (Phase.PLAY, Phase.PAUSE) or (engine.phase == Phase.OVER and engine.hands[0]):
             assert sorted([c for h in engine.hands for c in h] + engine.center) == deck, "Q3: every card once"
         assert all(new >= old for new, old in zip(engine.scores, scores, strict=True)), "Q24"

@@ -84,6 +84,34 @@ def test_q29_out_of_range_action_raises_naming_agent(bad):
         step(env, {2: bad})
 
 
+def test_q29_the_engine_itself_refuses_an_illegal_action_with_its_fields():
+    """Q29 at the engine (the batched engine's reference; the ParallelEnv checks before it): an illegal
+    action, or an index just outside the action space, raises before anything is played, with the seat,
+    the action, its description and the reason; numpy integers are actions like ints."""
+    env = make_env(4)
+    env.reset(seed=0)
+    engine, last = env.engine, env.codec.num_actions - 1
+    ex = act(env, K.EXCHANGE, (2, 1))
+    with pytest.raises(IllegalActionError) as info:
+        engine.step([0, ex, 0, 0])
+    err = info.value
+    assert (err.seat, err.action) == (1, ex)
+    assert err.reason == "exchanges happen only while a round is played (Q12)"
+    assert err.description == "exchange(hand slot 2, center slot 1)"
+    for bad in (last + 1, -1):
+        with pytest.raises(IllegalActionError) as info:
+            engine.step([0, 0, bad, 0])
+        err = info.value
+        assert (err.seat, err.action, err.description) == (2, bad, "?")
+        assert err.reason == f"action index outside 0..{last}"
+    assert engine.tick == 0
+    ready = act(env, K.READY)
+    engine.step([np.int64(ready), np.int32(0), np.uint8(0), 0])
+    assert engine.tick == 1 and engine.ready[0]
+    with pytest.raises(ValueError, match="seat 1 action"):
+        engine.step([0, 1.0, 0, 0])
+
+
 def test_q29_non_integer_action_raises():
     """Q29: an action is an int index."""
     env = make_env(4)
@@ -277,8 +305,9 @@ def test_q31_force_connection_and_set_connected():
     assert obs["player_2"]["action_mask"].sum() == 1
     env.engine.set_connected(2, True)
     assert env.engine.connected[2] is True
-    with pytest.raises(ValueError, match="seat"):
-        env.engine.set_connected(7, False)
+    for seat in (4, 7, -1):  # 4: the first seat past the table
+        with pytest.raises(ValueError, match=f"seat {seat} is outside 0..3"):
+            env.engine.set_connected(seat, False)
 
 
 def test_q31_drive_bot_plays_the_given_action_once():

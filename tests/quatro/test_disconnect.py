@@ -46,6 +46,9 @@ def test_q23_disconnection_releases_the_floor_publicly_at_once():
     for _ in range(12):
         step(env)
         assert not events(env, "pulse")
+    env.force_connection(3, False)  # a seat without the floor: nothing to release
+    step(env)
+    assert [(e.kind, e.seat) for e in events(env)] == [("disconnected", 3)]
 
 
 def test_q23_partner_may_still_call_quatro():
@@ -119,6 +122,21 @@ def test_q23_a_scheduled_change_holds_for_its_tick_whatever_the_random_model_dra
         if not scheduled:  # certain reconnection: seat 1 is back from tick 4
             step(env)
             assert env.engine.connected[1], seed
+
+
+def test_q23_a_schedule_entry_leaves_the_random_model_to_every_other_seat():
+    """Q23 [decision, project decisions 7 and 13]: at a boundary where the schedule changes one seat, the
+    random model still applies to the others (here seat 2, off since the reset, comes back for certain
+    while seat 0, before it in seat order, is taken off by the schedule)."""
+    env = make_env(4, disconnect_schedule=((0, 2, False), (1, 0, False)), reconnect_prob=1.0)
+    env.reset(seed=0)
+    assert env.engine.connected == [True, True, False, True]
+    step(env)  # tick 0; the schedule takes seat 0 off before tick 1, the random model brings seat 2 back
+    assert env.engine.connected == [False, True, True, True]
+    assert [(e.kind, e.seat) for e in events(env) if "connected" in e.kind] == [
+        ("disconnected", 0),
+        ("reconnected", 2),
+    ]
 
 
 def test_q23_probability_model_disconnects_and_reconnects():

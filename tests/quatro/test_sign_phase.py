@@ -129,7 +129,8 @@ def test_q8_all_ready_starts_play_at_the_next_tick():
     obs, *_ = step(env, {3: act(env, K.READY)})
     assert env.engine.phase == Phase.PLAY
     assert env.engine.phase_start == t + 1 == env.engine.tick
-    assert "round_started" in [e.kind for e in events(env)]
+    (started,) = events(env, "round_started")
+    assert started.public and started.data == {"round": 1}
     assert field(env, obs["player_0"], "table.phase")[int(Phase.PLAY)] == 1
     assert field(env, obs["player_0"], "table.phase_left")[0] == 255  # 360 ticks, clipped
 

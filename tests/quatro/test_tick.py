@@ -234,6 +234,8 @@ def test_q11_pause_lasts_30_seconds_then_the_sign_phase_starts():
     play(env)
     _end_round(env)
     assert env.engine.phase == Phase.PAUSE
+    t = env.engine.tick  # the pause's first tick
+    assert (env.engine.phase_start, env.engine.phase_end) == (t, t + 59)
     for _ in range(59):
         obs, *_ = step(env)
         assert env.engine.phase == Phase.PAUSE
