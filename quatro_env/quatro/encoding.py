@@ -191,7 +191,7 @@ class ObservationEncoder:
                 ones.append(P["sign"][seat] + team_sign[team])
             if emoji is not None:
                 ones.append(P["emoji"][seat] + emoji)
-            if window is not None and window[0] < now <= window[1]:  # engine.reminder_active (Q18)
+            if window is not None and engine.reminder_active(seat):  # Q18
                 ones.append(P["reminder"][seat])
                 idx.append(P["reminder_left"][seat])
                 val.append(window[1] - now + 1)

@@ -145,10 +145,6 @@ class QuatroEngine(ScriptedPositions):
         self.rounds_completed = 0
         self.winners: tuple[int, ...] = ()
         self.connected = [True] * n
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.center: list[int] = []
-        self.revealed = False
-        self.last_call: CallRecord | None = None
         self._forced_deal: list[int] | None = None
         self._forced_order: tuple[int, ...] | None = None
         self.pending_events: list[Event] = []
@@ -180,10 +176,10 @@ class QuatroEngine(ScriptedPositions):
         self.phase_start, self.phase_end = start, start + self.durations.sign_phase - 1
         self.team_sign: list[int | None] = [None] * self.num_teams
         self.ready = [self.is_bot[s] and self.connected[s] for s in range(self.n)]  # bots ready at once
-        self.hands = [[] for _ in range(self.n)]
-        self.center = []
-        self.revealed = False
-        self.last_call = None
+        self.hands: list[list[int]] = [[] for _ in range(self.n)]
+        self.center: list[int] = []
+        self.revealed = False  # Q7, Q28: hands and signs are shown only from a round's end to the next
+        self.last_call: CallRecord | None = None
 
     def _begin_play(self, now: int, events: list[Event]) -> None:
         """Q8: draw the missing signs, deal, start the 180 s clock."""
