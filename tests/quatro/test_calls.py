@@ -80,7 +80,7 @@ def test_q18_own_quartet_call_is_held_back_invisibly_with_a_reminder():
     )
     assert kinds(env) == ["quatro_held_back", "exchange"]  # the round goes on, the tick too
     (held,) = events(env, "quatro_held_back")
-    assert held.visible_to == frozenset({0})
+    assert (held.seat, held.data, held.visible_to) == (0, {}, frozenset({0}))
     assert env.engine.phase == Phase.PLAY and env.engine.scores == [0, 0]
     assert set(rewards.values()) == {0.0}
     assert field(env, obs["player_0"], "self.reminder")[0] == 1

@@ -64,7 +64,7 @@ def test_q15_first_emoji_pulses_at_once_at_the_end_of_the_tick():
     anchor, obs = _floor_with_first_emoji(env, seat=1, first=5)
     assert kinds(env) == ["emoji_chosen", "pulse"]
     chosen, pulse = events(env)
-    assert chosen.visible_to == frozenset({1})
+    assert (chosen.seat, chosen.data, chosen.visible_to) == (1, {"emoji": 5}, frozenset({1}))
     assert pulse.public and (pulse.seat, pulse.data["emoji"]) == (1, 5)
     for observer in (0, 2, 3):
         assert shown(env, obs, observer, 1) == (5, 0)

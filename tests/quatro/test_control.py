@@ -350,6 +350,8 @@ def test_q31_each_ticks_events_are_readable_with_who_saw_them():
         assert infos[a]["events"] == [e for e in all_events if e.visible_to is None or seat in e.visible_to]
     assert [e.kind for e in infos["player_1"]["events"]] == ["ready"]
     assert sorted(e.kind for e in infos["player_2"]["events"]) == ["ready", "sign_fixed"]
+    (fixed,) = [e for e in all_events if e.kind == "sign_fixed"]
+    assert (fixed.seat, fixed.data, fixed.visible_to) == (0, {"team": 0, "sign": 4}, frozenset({0, 2}))
 
 
 @pytest.mark.parametrize("phase", ["sign", "play", "pause"])
