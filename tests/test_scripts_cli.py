@@ -59,6 +59,7 @@ def _bad_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
         ("exploit_spread.py", ["ppo_4p", "--seeds", "x", "--out", out], "--seeds"),
         ("gpu_launch_times.py", ["--ticks", "0", "--device", "cpu"], "--ticks"),
         ("ladder.py", ["--matches", "0", "--out", out, "--no-doc"], "--matches"),
+        ("mutation_test.py", ["nosuch", "--out", out], "argument target: invalid choice: 'nosuch'"),
         ("league_curves.py", ["/missing/league.pt", "--matches", "1", "--out", out], "argument league"),
         ("plot_training.py", ["/missing.csv", "--out", f"{out}/curves.png"], "argument progress"),
         ("secrecy_ablation.py", ["honest", "--matches", "0", "--out", f"{out}/a.json"], "--matches"),

@@ -1,0 +1,96 @@
+"""Mutation testing of the rule modules: do the tests fail when a rule is changed? (docs/testing.md)
+
+mutmut changes one operator, constant or call at a time in the modules of a TARGET and runs the tests
+that reach the changed function; a change no test notices "survives". mutmut reads its settings from
+``pyproject.toml`` and writes ``mutants/`` beside it, so this script copies the committed tree (HEAD)
+to a scratch folder, writes the TARGET's settings there, runs ``mutmut run`` and leaves every
+survivor's diff in ``OUT/survivors.txt`` (``mutmut show``) with the counts in ``OUT/summary.txt``.
+
+    pip install mutmut==3.8.1
+    OMP_NUM_THREADS=1 python scripts/mutation_test.py quatro      # ~20 min on one core
+    OMP_NUM_THREADS=1 python scripts/mutation_test.py companions  # Kwartet and Cuatrola, ~1 h
+"""
+
+from __future__ import annotations
+
+import collections
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from quatro_env.common.cli import OneLineParser, output_dir_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the modules each target mutates and the tests it runs against them
+TARGETS = {
+    "quatro": (
+        ["quatro_env/quatro/engine.py"],
+        ["tests/quatro/", "tests/test_quatro_properties.py"],
+    ),
+    "quatro-encoding": (
+        ["quatro_env/quatro/encoding.py", "quatro_env/quatro/actions.py", "quatro_env/quatro/cards.py"],
+        ["tests/quatro/", "tests/test_quatro_properties.py"],
+    ),
+    "companions": (
+        [
+            "quatro_env/kwartet/game.py",
+            "quatro_env/kwartet/cards.py",
+            "quatro_env/cuatrola/state.py",
+            "quatro_env/cuatrola/tricks.py",
+            "quatro_env/cuatrola/scoring.py",
+            "quatro_env/cuatrola/cards.py",
+        ],
+        ["tests/kwartet/", "tests/cuatrola/"],
+    ),
+}
+
+
+def settings(target: str) -> str:
+    """The ``[tool.mutmut]`` table of ``target``: mutmut copies ``tests/`` whole; the rest of the package and
+    the docs some tests read are copied unchanged."""
+    mutate, tests = TARGETS[target]
+    return (
+        "\n[tool.mutmut]\n"
+        f"source_paths = {mutate!r}\n"
+        f"pytest_add_cli_args_test_selection = {tests!r}\n"
+        "also_copy = ['quatro_env/', 'docs/', 'README.md', 'configs/']\n"
+        "pytest_add_cli_args = ['-p', 'no:cacheprovider', '-x', '-q']\n"
+    ).replace("'", '"')
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(prog="mutation_test.py", description=__doc__.splitlines()[0])
+    parser.add_argument("target", choices=sorted(TARGETS))
+    parser.add_argument("--out", type=Path, default=None, help="summary folder (default: the scratch copy)")
+    args = parser.parse_args(argv)
+    if args.out is not None and (problem := output_dir_problem(args.out, ("summary.txt", "survivors.txt"))):
+        parser.error(f"argument --out: {problem}")
+    if shutil.which("mutmut") is None:
+        parser.error("mutmut is not installed: pip install mutmut==3.8.1")
+    work = Path(tempfile.mkdtemp(prefix=f"mutation_{args.target}_"))
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-xf", "-"], cwd=work, input=archive, check=True)
+    with open(work / "pyproject.toml", "a") as f:
+        f.write(settings(args.target))
+    subprocess.run(["mutmut", "run", "--max-children", "1"], cwd=work, check=False)
+    listed = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, capture_output=True, text=True)
+    status = dict(line.strip().rsplit(": ", 1) for line in listed.stdout.splitlines() if ": " in line)
+    out = args.out or work
+    out.mkdir(parents=True, exist_ok=True)
+    counts = collections.Counter(status.values())
+    survivors = sorted(name for name, what in status.items() if what == "survived")
+    with open(out / "survivors.txt", "w") as f:
+        for name in survivors:
+            shown = subprocess.run(["mutmut", "show", name], cwd=work, capture_output=True, text=True).stdout
+            f.write(f"## {name}\n{shown}\n")
+    summary = f"{args.target}: {sum(counts.values())} mutants, " + ", ".join(
+        f"{what} {k}" for what, k in counts.most_common()
+    )
+    (out / "summary.txt").write_text(summary + "\n")
+    print(summary, f"\nsurvivors' diffs: {out / 'survivors.txt'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
