@@ -119,7 +119,6 @@ class ObservationEncoder:
         self.n, self.num_teams, self.v = n, nt, num_values(num_players)
         self.private, self.table, self.team, self.seat = make_blocks(n)
         p, g, tb, sb = self.private.size, self.table.size, self.team.size, self.seat.size
-        self._priv0 = 0
         self._table0 = n * p
         self._team0 = self._table0 + g
         self._seat0 = self._team0 + nt * tb

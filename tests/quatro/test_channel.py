@@ -120,8 +120,9 @@ def test_q15_release_in_the_pulse_tick_suppresses_the_pulse_and_clears_the_emoji
     env = make_env(4)
     anchor, _ = _floor_with_first_emoji(env, seat=1, first=5)
     idle(env, 9)
-    obs, *_ = step(env, {1: release(env)})
+    obs, *_ = step(env, {1: release(env)}, order=(3, 1, 0, 2))
     assert not pulses(env)
+    assert field(env, obs["player_0"], "seat[1].order")[0] == 2  # an action: its place in the order (Q27)
     (rel,) = events(env, "floor_released")
     assert rel.public and rel.seat == 1 and rel.data["reason"] == "released"
     assert env.engine.floor[1] is False and env.engine.emoji[1] is None

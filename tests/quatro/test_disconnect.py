@@ -39,8 +39,10 @@ def test_q23_disconnection_releases_the_floor_publicly_at_once():
     obs = env.force_connection(1, False)
     assert env.engine.floor[1] is False and env.engine.emoji[1] is None
     assert field(env, obs["player_0"], "seat[1].floor")[0] == 0
-    step(env)
+    obs, *_ = step(env)
     assert kinds(env)[:2] == ["disconnected", "floor_released"]
+    assert field(env, obs["player_0"], "seat[1].released_floor")[0] == 1
+    assert field(env, obs["player_0"], "seat[1].order")[0] == 0  # not an action: no place in the order
     (rel,) = events(env, "floor_released")
     assert rel.public and rel.seat == 1 and rel.data["reason"] == "disconnected"
     for _ in range(12):

@@ -101,7 +101,8 @@ def test_q7_signs_stay_secret_at_the_reveal_unless_configured():
         else:
             assert "signs" not in reveal.data
             assert other.sum() == 0 and own.sum() == 0
-            assert field(env, obs["player_0"], "self.sign")[2] == 1  # own sign is private info
+        assert field(env, obs["player_0"], "self.sign")[2] == 1  # own sign is private info, shown still
+        assert field(env, obs["player_0"], "table.phase")[int(Phase.PAUSE)] == 1
 
 
 def test_q7_a_new_sign_is_chosen_every_round():

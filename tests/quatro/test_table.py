@@ -158,6 +158,7 @@ def test_q5_dealt_triple_is_replaced_with_a_public_notice_naming_the_seat_only()
         rel = (1 - seat) % 4
         assert field(env, own_view, f"seat[{rel}].hand_replaced")[0] == 1
         assert field(env, own_view, f"seat[{(rel + 1) % 4}].hand_replaced")[0] == 0
+        assert field(env, own_view, "self.hand").sum() == 4  # the notice adds to the view, drops nothing
 
 
 def test_q5_several_seats_replaced_in_seat_order_and_other_hands_untouched():

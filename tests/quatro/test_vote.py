@@ -33,11 +33,14 @@ def test_q20_all_accept_redeals_with_same_signs_clock_floors_and_cooldowns():
     pulse cycles and cooldowns stay as they were."""
     env = make_env(4)
     play(env, signs=[3, 11], scores=[1, 2])
-    step(
+    obs, *_ = step(
         env, {1: act(env, K.TAKE_FLOOR), 2: act(env, K.EXCHANGE, (0, 0)), 0: propose(env)}, order=(1, 2, 0, 3)
     )
     (proposed,) = events(env, "vote_proposed")
     assert proposed.public and proposed.data["voters"] == (1, 2, 3)
+    for seat in range(4):  # every seat sees who proposed (Q27)
+        view = obs[f"player_{seat}"]
+        assert [field(env, view, f"seat[{(s - seat) % 4}].proposed")[0] for s in range(4)] == [1, 0, 0, 0]
     step(env, {1: act(env, K.SHOW_EMOJI, 4), 2: yes(env), 3: yes(env)})
     engine = env.engine
     kept = (
