@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quatro_env.cuatrola.scoring import MATCH_TARGET
+
 
 class CuatrolaConfig(BaseModel):
     """Options of the Cuatrola environment (immutable; unknown keys and lax types are rejected)."""
@@ -17,7 +19,7 @@ class CuatrolaConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     target_score: int = Field(
-        11,
+        MATCH_TARGET,
         ge=1,
         le=100,
         strict=True,

@@ -33,7 +33,7 @@ from pydantic import (
 )
 
 from quatro_env.cuatrola.cards import HAND_SIZE, NUM_CARDS, card_code, parse_card
-from quatro_env.cuatrola.scoring import CONTRACT_NAMES, CONTRACT_VALUE, Contract, pair_of
+from quatro_env.cuatrola.scoring import CONTRACT_NAMES, CONTRACT_VALUE, MATCH_TARGET, Contract, pair_of
 
 Card = Annotated[int, BeforeValidator(parse_card)]
 Seat = Annotated[int, Field(ge=0, le=3, strict=True)]
@@ -59,7 +59,7 @@ class ResetOptions(BaseModel):
     def _scores_below_target(
         cls, scores: tuple[int, int] | None, info: ValidationInfo
     ) -> tuple[int, int] | None:
-        target = (info.context or {}).get("target_score", 11)
+        target = (info.context or {}).get("target_score", MATCH_TARGET)
         if scores is not None and max(scores) >= target:
             raise ValueError(f"scores must both be below the target {target} (the match would be over)")
         return scores
@@ -101,7 +101,7 @@ class ResetOptions(BaseModel):
         else:
             if self.declarer is None:
                 raise ValueError(f"contract={self.contract!r} needs a declarer seat")
-            target = (info.context or {}).get("target_score", 11)
+            target = (info.context or {}).get("target_score", MATCH_TARGET)
             score = (self.scores or (0, 0))[pair_of(self.declarer)]
             value = CONTRACT_VALUE[CONTRACT_NAMES.index(self.contract)]
             if score + value > target:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+MATCH_TARGET = 11  # C11: the match points that win a match, exactly (the config's default)
 LAST_TRICK_BONUS = 10  # C8
 CANTE_POINTS = 20  # C10
 TRUMP_CANTE_POINTS = 40  # C10

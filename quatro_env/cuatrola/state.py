@@ -30,6 +30,7 @@ from quatro_env.cuatrola.scoring import (
     CONTRACT_NAMES,
     CONTRACT_VALUE,
     LAST_TRICK_BONUS,
+    MATCH_TARGET,
     NUM_TRICKS,
     Contract,
     HandResult,
@@ -56,7 +57,7 @@ _CONTRACTS = (Contract.SOLO, Contract.CUATROLA, Contract.QUINTOLA)
 class CuatrolaGame:
     """Mutable state of one match. Public attributes are read by the observation and the renderer."""
 
-    def __init__(self, target_score: int = 11, cantes: bool = True) -> None:
+    def __init__(self, target_score: int = MATCH_TARGET, cantes: bool = True) -> None:
         self.target = target_score
         self.cantes_enabled = cantes
         self.scores = [0, 0]

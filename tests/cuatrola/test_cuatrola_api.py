@@ -209,9 +209,15 @@ def test_mask_is_zero_for_agents_not_to_act():
 
 
 def test_card_parse():
-    assert [parse_card(c) for c in ("ao", "AO", " Sb ", 7)] == [0, 0, 19, 7]
-    for bad in (20, -1, "Zo", True, 1.5):
-        with pytest.raises(ValueError):
+    assert [parse_card(c) for c in ("ao", "AO", " Sb ", 7, 0, 19, np.int64(3))] == [0, 0, 19, 7, 0, 19, 3]
+    for bad, says in [
+        (20, r"card id must lie in \[0, 20\), got 20"),
+        (-1, r"card id must lie in \[0, 20\), got -1"),
+        ("Zo", "unknown card 'Zo'"),
+        (True, "a card is an id in"),
+        (1.5, "unknown card 1.5"),
+    ]:
+        with pytest.raises(ValueError, match=says):
             parse_card(bad)
     assert NUM_CARDS == 20
 

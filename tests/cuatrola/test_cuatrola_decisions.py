@@ -7,7 +7,7 @@ import pytest
 
 from quatro_env import cuatrola_v0
 from quatro_env.cuatrola.actions import PASS, declare, play, sing
-from quatro_env.cuatrola.cards import CARD_POINTS, deal, parse_card
+from quatro_env.cuatrola.cards import CARD_POINTS, SUITS, deal, parse_card
 from quatro_env.cuatrola.observation import SLICES
 from quatro_env.cuatrola.state import Phase
 from tests.env_drivers import play_aec
@@ -46,21 +46,26 @@ def test_D2_cante_window_is_a_turn_winner_first_then_partner_then_the_winner_lea
     assert game.phase == Phase.PLAY and seat_to_act(env) == 0
 
 
-def test_D2_the_cante_window_is_skipped_only_when_every_suit_is_publicly_out():
+@pytest.mark.parametrize("shift", [0, 1], ids=["seat-3-sings", "seat-0-sings"])
+def test_D2_the_cante_window_is_skipped_only_when_every_suit_is_publicly_out(shift):
     """D2: once every suit was sung or had its Caballo or Rey played to a trick, nobody can sing
-    again this hand, as everyone can see; only then is the window skipped."""
+    again this hand, as everyone can see; only then is the window skipped. Played twice, the seats
+    turned by ``shift``: a suit sung by seat 0 is out like any other (seat 0 is not "nobody")."""
     spec = hands("Ac 3c Rc Cc Sc", "Ao 3o Ae Ab 3b", "Re Ce 3e Cb So", "Ro Co Rb Se Sb")
-    env, game = scripted(spec, "Ro", dealer=3, phase="play")
-    play_cards(env, "Rc", "Ao", "Re", "Rb")  # seat 1 trumps; copas, espadas, bastos are out
+    spec = spec[-shift:] + spec[:-shift] if shift else spec
+    seat = [(k + shift) % 4 for k in range(4)]  # the unshifted deal's seat k sits at seat[k]
+    env, game = scripted(spec, "Ro", dealer=seat[3], phase="play")
+    play_cards(env, "Rc", "Ao", "Re", "Rb")  # seat[1] trumps; copas, espadas, bastos are out
     assert game.cante_still_possible()  # oros is not
-    assert game.phase == Phase.CANTE and game.cante_queue == [1, 3]
-    assert seat_to_act(env) == 1 and legal(env) == [PASS]
+    assert game.phase == Phase.CANTE and game.cante_queue == [seat[1], seat[3]]
+    assert seat_to_act(env) == seat[1] and legal(env) == [PASS]
     env.step(PASS)
-    assert seat_to_act(env) == 3 and legal(env) == [PASS, sing("oros")]
+    assert seat_to_act(env) == seat[3] and legal(env) == [PASS, sing("oros")]
     env.step(sing("oros"))  # every suit is out now
+    assert game.sung[SUITS.index("oros")] == seat[3]
     assert not game.cante_still_possible()
-    play_cards(env, "3o", "So", "Co", "Ac")  # seat 1 wins again
-    assert game.phase == Phase.PLAY and seat_to_act(env) == 1
+    play_cards(env, "3o", "So", "Co", "Ac")  # seat[1] wins again: no window
+    assert game.phase == Phase.PLAY and seat_to_act(env) == seat[1]
 
 
 def test_C10_D2_the_cante_window_does_not_tell_who_holds_a_caballo_and_rey():

@@ -19,7 +19,7 @@ from quatro_env.cuatrola.cards import (
 )
 from quatro_env.cuatrola.observation import SLICES
 from quatro_env.cuatrola.scoring import Contract, hand_result
-from quatro_env.cuatrola.state import Phase
+from quatro_env.cuatrola.state import CuatrolaGame, Phase
 from quatro_env.cuatrola.tricks import Obligation, legal_plays, trick_winner
 
 from .helpers import hands, legal, legal_cards, play_cards, random_steps, scripted, seat_to_act
@@ -479,6 +479,14 @@ def test_C11_match_ends_at_exactly_11():
     assert game.over and game.scores == [11, 9] and game.winner == 0
     assert all(env.terminations.values())
     assert not any(env.observe(a)["action_mask"].any() for a in env.agents)
+
+
+def test_C11_the_target_is_11_and_cantes_are_on_unless_configured():
+    """C11, C10: the env and a bare rules object both play to 11 with cantes (one default, the config's)."""
+    env = cuatrola_v0.raw_env()
+    bare = CuatrolaGame()
+    assert env.game.target == bare.target == 11
+    assert env.game.cantes_enabled is bare.cantes_enabled is True
 
 
 def test_C11_an_opponents_failed_declaration_may_take_a_pair_past_11():

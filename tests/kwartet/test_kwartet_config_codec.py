@@ -62,9 +62,15 @@ def test_deck_names_and_parsing():
     assert deck.family_names == ("7", "8", "9", "10", "J", "Q", "K", "A")
     assert deck.card("Q♥") == deck.card("QH") == deck.card("qh") == 21
     assert deck.card("10s") == 12 and deck.name(12) == "10♠"
-    assert Deck(13).family_names[0] == "2"
+    assert Deck(13).family_names[0] == "2" and Deck(1).family_names == ("A",)
+    for bad in (0, 14):
+        with pytest.raises(ValueError, match=rf"num_families must lie in \[1, 13\], got {bad}"):
+            Deck(bad)
     assert Deck(2).card_names == ("K♠", "K♥", "K♦", "K♣", "A♠", "A♥", "A♦", "A♣")
-    for bad in ("2♠", "Q", "Q♥♥", 32, -1, True):
+    for bad in ("2♠", "Q", "Q♥♥", 32, -1, True, 21.0, ["Q", "♥"]):  # a float or a list is neither
         with pytest.raises(ValueError, match="card"):
             deck.card(bad)
-    assert deck.family("q") == 5
+    assert deck.family("q") == 5 and deck.family(0) == 0 and deck.family(7) == 7
+    for bad in (8, -1, True, "2", 5.0):  # 8: the first index past eight families
+        with pytest.raises(ValueError, match="unknown family"):
+            deck.family(bad)

@@ -242,6 +242,35 @@ def test_k8_max_requests_truncates_and_win_loss_pays_nothing():
     returns = play_random(env, seed=2)
     assert env.unwrapped.game.truncated and env.unwrapped.game.requests == 3
     assert returns == dict.fromkeys(env.possible_agents, 0.0)
+    game = env.unwrapped.game  # cards are still held, yet no request is legal any more
+    assert game.hand_sizes.sum() > 0 and not game.legal_mask().any()
+    with pytest.raises(ValueError, match="the game is over"):
+        game.request(1, 0)
+
+
+def test_k3_the_rules_object_refuses_an_illegal_request_with_its_reason():
+    """K3 at the rules object (the env checks the mask first): a request for one's own card is refused,
+    nothing moves."""
+    env = make_env()
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    own = int(np.flatnonzero(game.hands[game.to_move])[0])
+    before = game.hands.copy()
+    with pytest.raises(ValueError, match=r"you hold that card yourself \(K3\)"):
+        game.request(1, own)
+    n, cards = game.num_players, game.config.num_cards
+    for offset, card, says in [
+        (n, own, rf"target offset {n} is not in 1..{n - 1}"),
+        (0, own, rf"target offset 0 is not in 1..{n - 1}"),
+        (1, cards, rf"card id {cards} is not in 0..{cards - 1}"),
+    ]:
+        with pytest.raises(ValueError, match=says):
+            game.request(offset, card)
+    assert (game.hands == before).all() and game.requests == 0
+    # a family exposed by seat 0 is exposed like any other (K6)
+    env = scripted(position(["8♠ 8♥", "8♦ 8♣ 9♠", "9♥ 9♦ 9♣", ""], 1, {"7": 0}, rest_to=3))
+    with pytest.raises(ValueError, match=r"its family is already exposed \(K3/K6\)"):
+        env.unwrapped.game.request(1, env.unwrapped.game.deck.card("7♠"))
 
 
 # ------------------------------------------------------------------------------------------- K9
