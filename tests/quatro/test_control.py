@@ -110,6 +110,11 @@ def test_q29_the_engine_itself_refuses_an_illegal_action_with_its_fields():
     assert engine.tick == 1 and engine.ready[0]
     with pytest.raises(ValueError, match="seat 1 action"):
         engine.step([0, 1.0, 0, 0])
+    with pytest.raises(ValueError, match=r"step needs one action per seat \(4\), got 3"):
+        engine.step([0, 0, 0])
+    engine.phase = Phase.OVER  # a finished match
+    with pytest.raises(GameOverError, match=r"the match is over: call reset\(\) before step\(\) \(Q29\)"):
+        engine.step([0, 0, 0, 0])
 
 
 def test_q29_non_integer_action_raises():
