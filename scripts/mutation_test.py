@@ -8,7 +8,7 @@ survivor's diff in ``OUT/survivors.txt`` (``mutmut show``) with the counts in ``
 
     pip install mutmut==3.8.1
     OMP_NUM_THREADS=1 python scripts/mutation_test.py quatro      # ~20 min on one core
-    OMP_NUM_THREADS=1 python scripts/mutation_test.py companions  # Kwartet and Cuatrola, ~1 h
+    OMP_NUM_THREADS=1 python scripts/mutation_test.py companions  # Kwartet and Cuatrola, ~20 min
 """
 
 from __future__ import annotations
