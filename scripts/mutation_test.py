@@ -14,6 +14,7 @@ survivor's diff in ``OUT/survivors.txt`` (``mutmut show``) with the counts in ``
 from __future__ import annotations
 
 import collections
+import json
 import shutil
 import subprocess
 import tempfile
@@ -47,16 +48,16 @@ TARGETS = {
 
 
 def settings(target: str) -> str:
-    """The ``[tool.mutmut]`` table of ``target``: mutmut copies ``tests/`` whole; the rest of the package and
-    the docs some tests read are copied unchanged."""
+    """The ``[tool.mutmut]`` table of ``target`` (a JSON list of strings is a TOML array): mutmut copies
+    ``tests/`` whole; the rest of the package and the docs some tests read are copied unchanged."""
     mutate, tests = TARGETS[target]
-    return (
-        "\n[tool.mutmut]\n"
-        f"source_paths = {mutate!r}\n"
-        f"pytest_add_cli_args_test_selection = {tests!r}\n"
-        "also_copy = ['quatro_env/', 'docs/', 'README.md', 'configs/']\n"
-        "pytest_add_cli_args = ['-p', 'no:cacheprovider', '-x', '-q']\n"
-    ).replace("'", '"')
+    table = {
+        "source_paths": mutate,
+        "pytest_add_cli_args_test_selection": tests,
+        "also_copy": ["quatro_env/", "docs/", "README.md", "configs/"],
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-x", "-q"],
+    }
+    return "\n[tool.mutmut]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
 
 
 def main(argv: list[str] | None = None) -> int:
