@@ -233,6 +233,36 @@ def _check_clocks(state: dict[str, Any], now: int, longest: int, where: str) -> 
             )
 
 
+def _check_start(state: dict[str, Any], where: str) -> None:
+    """The reset line's state: the first round's sign phase, no point scored yet."""
+    if state["round"] != 1 or any(state["scores"]):
+        raise ReplayFormatError(
+            f"{where}, field 'state': a match starts in round 1 with no points, got round "
+            f"{short(state['round'])} and scores {short(state['scores'])}"
+        )
+
+
+def _check_progress(before: dict[str, Any], frame: Frame, points_to_win: int, where: str) -> None:
+    """One tick's change of the score and the round, as the engine makes it: each team's score grows by
+    the points of that tick and never past ``points_to_win`` (Q24: the match ends there), and the round
+    number by at most one (a new sign phase). Checked verified or not: the viewer shows them."""
+    where = f"{where}, field 'state'"
+    state = frame.state
+    scores = [a + b for a, b in zip(before["scores"], frame.points, strict=True)]
+    if state["scores"] != scores:
+        raise ReplayFormatError(
+            f"{where}: scores are {short(state['scores'])}; the last state's {before['scores']} plus this "
+            f"tick's points {frame.points} make {scores}"
+        )
+    if max(scores) > points_to_win:
+        raise ReplayFormatError(f"{where}: scores {scores} pass the match's points_to_win, {points_to_win}")
+    if state["round"] not in (before["round"], before["round"] + 1):
+        raise ReplayFormatError(
+            f"{where}: round is {short(state['round'])} after round {before['round']} "
+            f"(a tick starts at most one new round)"
+        )
+
+
 def _check_end(record: dict[str, Any], replay: Replay, where: str) -> None:
     """The end line: the last state's scores and winners, its rounds, and the number of tick lines."""
     last, teams = replay.frames[-1].state, replay.num_players // 2
@@ -241,8 +271,12 @@ def _check_end(record: dict[str, Any], replay: Replay, where: str) -> None:
     for key, value in (("scores", scores), ("winners", winners)):
         if value != last[key]:
             raise ReplayFormatError(f"{where}: field {key!r} is {short(value)}, the last state's {last[key]}")
-    if _need(record, "rounds", int, where) < 0:
-        raise ReplayFormatError(f"{where}: field 'rounds' must be a non-negative integer")
+    rounds = _need(record, "rounds", int, where)
+    if rounds not in (last["round"] - 1, last["round"]):  # rounds completed: the current one, or not yet
+        raise ReplayFormatError(
+            f"{where}: field 'rounds' is {short(rounds)}; the last state is in round {last['round']}, "
+            f"so {last['round'] - 1} or {last['round']} rounds were completed"
+        )
     if _need(record, "ticks", int, where) != len(replay.frames) - 1:
         raise ReplayFormatError(
             f"{where}: field 'ticks' is {short(record['ticks'])}, the file has {len(replay.frames) - 1} ticks"
@@ -338,6 +372,7 @@ def read(path: str | Path, partial: bool = False) -> Replay:
                 raise ReplayFormatError(f"{where}: a second 'reset' line")
             replay.frames.append(_parse_frame(record, replay, where, is_tick=False))
             _check_clocks(replay.frames[0].state, 0, longest, where)
+            _check_start(replay.frames[0].state, where)
         elif kind == "tick":
             if not replay.frames:
                 raise ReplayFormatError(f"{where}: a 'tick' line before the 'reset' line")
@@ -346,6 +381,7 @@ def read(path: str | Path, partial: bool = False) -> Replay:
             if frame.tick != expected:
                 raise ReplayFormatError(f"{where}: field 'tick' is {frame.tick}, expected {expected}")
             _check_clocks(frame.state, expected + 1, longest, where)
+            _check_progress(replay.frames[-1].state, frame, replay.config.points_to_win, where)
             replay.frames.append(frame)
         elif kind == "end":
             if not replay.frames:

@@ -134,6 +134,15 @@ class EventRecord(_Record):
             value = self.data.get(key)
             if value is not None and not (is_index(value) and 0 <= value < NUM_EMOJIS):
                 raise ValueError(f"data.{key} must be an emoji index 0..{NUM_EMOJIS - 1}, got {value!r}")
+        slot = self.data.get("center_slot", 0)  # Q12: one of the four center slots
+        if not (is_index(slot) and 0 <= slot < 4):
+            raise ValueError(f"data.center_slot must be a center slot 0..3, got {short(slot)}")
+        for key in ("round", "scores"):  # round_started's round, match_over's scores
+            if not all(is_index(v) and v >= 0 for v in self._listed(key)):
+                raise ValueError(
+                    f"data.{key} must be a non-negative integer or a list of them, "
+                    f"got {short(self.data[key])}"
+                )
         largest_deck = deck_size(max(TABLE_SIZES))  # the table's own deck: check_table
         for key in ("taken", "placed"):
             card = self.data.get(key, 0)

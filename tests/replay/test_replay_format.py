@@ -103,12 +103,12 @@ _DIFFERS = r"differs from the engine's: recorded"
     [
         ("action", r"^tick \d+: "),
         ("event", rf"^tick \d+: events\[0\]\.seat {_DIFFERS} [23], engine [0-3]$"),
-        ("state", rf"^tick \d+: state\.scores {_DIFFERS} \[\d+, \d+\], engine \[\d+, \d+\]$"),
+        ("state", rf"^tick \d+: state\.ready {_DIFFERS} \[\w+, \w+, \w+, \w+\], engine \[\w+, "),
         ("observation", r"^tick \d+: observations\[2\] differs from the engine's at byte \d+: recorded 0, "),
         ("order", rf"^tick \d+: order {_DIFFERS} \[\d, \d, \d, \d\], engine \[\d, \d, \d, \d\]$"),
         (
             "long value",
-            rf"^tick \d+: events\[0\]\.data\.center_slot {_DIFFERS} 'teleport[a-z.]*\.\.\., engine [0-3]$",
+            rf"^tick \d+: events\[\d+\]\.data\.reason {_DIFFERS} 'teleport[a-z.]*\.\.\., engine '\w+'$",
         ),
         ("extra event", rf"^tick \d+: events {_DIFFERS} a list of (\d+), engine a list of (?!\1)\d+$"),
     ],
@@ -122,15 +122,17 @@ def test_a_tampered_replay_fails_the_engine_check(replay_files, tmp_path, what, 
         tick["actions"][0] = 68 if tick["actions"][0] != 68 else 0  # a «Quatro!» that was not made
     elif what == "event":
         tick["events"][0]["seat"] = 3 if tick["events"][0]["seat"] != 3 else 2
-    elif what == "state":
-        tick["state"]["scores"][1] += 1
+    elif what == "state":  # the scores and round are checked without the engine: read() refuses them
+        tick["state"]["ready"][0] = not tick["state"]["ready"][0]
     elif what == "observation":
         raw = bytearray(np.zeros(ObservationEncoder(4).obs_dim, np.uint8).tobytes())
         import base64
 
         tick["observations"][2] = base64.b64encode(bytes(raw)).decode()
-    elif what == "long value":
-        tick["events"][0]["data"]["center_slot"] = "teleport" * 1000  # an exchange's; the kind is checked
+    elif what == "long value":  # a free-form string: a floor's release reason
+        tick = next(r for r in records if any(e["kind"] == "floor_released" for e in r.get("events", ())))
+        event = next(e for e in tick["events"] if e["kind"] == "floor_released")
+        event["data"]["reason"] = "teleport" * 1000
     elif what == "extra event":
         tick["events"].append(tick["events"][0])
     else:
@@ -213,6 +215,15 @@ def _malformed(records, case):
             state["next_floor_tick"][2] = 10**9
         elif case == "state reminder":
             state["reminder"][1] = [0, 2**70]
+        elif case == "state scores":  # no point scored at tick 1
+            state["scores"][0] += 1
+        elif case == "state round":
+            state["round"] = 3
+    elif case == "reset round":
+        records[1]["state"]["round"] = 0
+    elif case == "points past target":  # the fixture's matches are played to 1 point
+        for line, score in ((3, 1), (4, 2)):
+            records[line]["points"], records[line]["state"]["scores"] = [1, 0], [score, 0]
     elif case == "reset tick":  # the reset's state is the table before tick 0
         records[1]["state"]["tick"] = 1
     elif case.startswith("event "):
@@ -235,6 +246,10 @@ def _malformed(records, case):
             )
         elif case == "event voters":
             event.update(kind="vote_proposed", data={"voters": [1, 9]})
+        elif case == "event center slot":
+            event.update(kind="exchange", data={"center_slot": 4, "taken": 0, "placed": 1})
+        elif case == "event round":
+            event.update(kind="round_started", seat=None, data={"round": -1})
         records[3]["events"].append(event)
     elif case == "truncated":
         records = records[:-1]
@@ -322,6 +337,23 @@ def _malformed(records, case):
             r"^line 4, event \d+: event teams must be below 2 at this table, got \[1000+\.\.\.0+\]$",
         ),
         ("event voters", r"^line 4, event \d+: event seats must be below 4 at this table, got \[9\]$"),
+        (
+            "event center slot",
+            r"^line 4, event \d+: .*data\.center_slot must be a center slot 0\.\.3, got 4$",
+        ),
+        ("event round", r"^line 4, event \d+: .*data\.round must be a non-negative integer or a list of th"),
+        (
+            "state scores",
+            r"^line 4, field 'state': scores are \[1, 0\]; the last state's \[0, 0\] plus this tick's "
+            r"points \[0, 0\] make \[0, 0\]$",
+        ),
+        ("state round", r"^line 4, field 'state': round is 3 after round 1 \(a tick starts at most one new"),
+        (
+            "reset round",
+            r"^line 2, field 'state': a match starts in round 1 with no points, got round 0 and scores "
+            r"\[0, 0\]$",
+        ),
+        ("points past target", r"^line 5, field 'state': scores \[2, 0\] pass the match's points_to_win, 1$"),
         ("state tick", r"^line 4, field 'state': tick is 7, expected 2 \(the next tick to play\)$"),
         ("reset tick", r"^line 2, field 'state': tick is 1, expected 0 \(the next tick to play\)$"),
         (
@@ -356,7 +388,10 @@ def _malformed(records, case):
         ("end scores", r"^line \d+: field 'scores' is \[99, 99\], the last state's \[\d, \d\]$"),
         ("end nan", r"^line \d+: not valid JSON here \(NaN is not a JSON number\)$"),
         ("end winners", r"^line \d+: winners\[0\] must be an integer in 0\.\.1, got 'x'$"),
-        ("end rounds", r"^line \d+: field 'rounds' must be a non-negative integer$"),
+        (
+            "end rounds",
+            r"^line \d+: field 'rounds' is -1; the last state is in round (\d+), so \d+ or \1 rounds",
+        ),
         ("end ticks", r"^line \d+: field 'ticks' is -5, the file has \d+ ticks$"),
         ("infinity", r"^line 4: not valid JSON here \(Infinity is not a JSON number\)$"),
         ("unknown type", "unknown line type 'exec'"),
@@ -376,12 +411,16 @@ def test_malformed_replays_get_a_clear_error(replay_files, tmp_path, case, messa
         ("state phase_end", "line 4, field 'state': phase_end must be at most 62"),
         ("event kind", "kind 'teleport' is not one the format defines"),
         ("event team", "event teams must be below 2 at this table, got [2]"),
+        ("event center slot", "data.center_slot must be a center slot 0..3, got 4"),
+        ("state scores", "line 4, field 'state': scores are [1, 0]; the last state's [0, 0] plus"),
+        ("state round", "line 4, field 'state': round is 3 after round 1"),
     ],
 )
 def test_no_verify_refuses_what_the_engine_check_refuses(replay_files, tmp_path, case, message):
     """``quatro-replay --no-verify`` refuses, in one named line (exit 2), a state whose tick is not its
-    line's, a clock past any the engine sets, an event kind the engine never emits and a team beyond the
-    table: re-simulation refuses each too, and the viewer drew them (a countdown from 10**400)."""
+    line's, a clock past any the engine sets, an event kind the engine never emits, a team or center slot
+    beyond the table, scores that are not the points scored and a skipped round: re-simulation
+    refuses each too, and the viewer drew them (a countdown from 10**400)."""
     path = tmp_path / "bad.jsonl"
     path.write_text(_malformed(_lines(replay_files[1]), case))
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
