@@ -25,7 +25,7 @@ from quatro_env.cuatrola.actions import (
     play,
     sing,
 )
-from quatro_env.cuatrola.cards import CARD_CODES, NUM_CARDS, parse_card
+from quatro_env.cuatrola.cards import CARD_CODES, NUM_CARDS, format_cards, parse_card
 from quatro_env.cuatrola.config import CuatrolaConfig
 from quatro_env.cuatrola.observation import LAYOUT, OBS_SIZE, SLICES
 from quatro_env.cuatrola.state import Phase
@@ -220,6 +220,7 @@ def test_card_parse():
         with pytest.raises(ValueError, match=says):
             parse_card(bad)
     assert NUM_CARDS == 20
+    assert format_cards([0, 19]) == "Ao Sb" and format_cards([]) == "-"  # an error message's hand
 
 
 def test_docs_usage_example_runs(capsys):

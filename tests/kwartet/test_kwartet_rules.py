@@ -309,6 +309,16 @@ def test_k9_stock_variant_empty_hand_draws_while_the_stock_lasts():
     assert view(env, "player_1")["known_holds"][1].sum() == 0  # B cannot know what A drew
 
 
+@pytest.mark.parametrize(("starter", "drawer"), [(0, 1), (1, 1), (2, 3)])
+def test_k9_stock_variant_hands_emptied_at_the_start_draw_clockwise_from_the_starter(starter, drawer):
+    """Project decision (docs/kwartet.md, "Stock variant"): seats 1 and 3 expose their dealt families (K2)
+    and are left empty; the one stock card goes to whichever of them comes first clockwise from the
+    starter, the starter included."""
+    pos = position(["9♠ 9♥", "7♠ 7♥ 7♦ 7♣", "9♣", "8♠ 8♥ 8♦ 8♣"], to_move=starter, stock="9♦", rest_to=0)
+    env = scripted(pos, num_players=4, stock=True)
+    assert hand(env, drawer) == {"9♦"} and hand(env, 4 - drawer) == set() and env.unwrapped.game.stock == []
+
+
 @pytest.mark.parametrize(
     ("turn_after_miss", "next_to_move"), [("asked", "player_2"), ("clockwise", "player_1")]
 )
