@@ -330,7 +330,6 @@ class BatchedQuatroEngine:
             ref.vote = Vote(
                 row["vote_proposer"],
                 frozenset(seats("voters")),
-                row["tick"],
                 row["vote_deadline"],
                 yes=seats("yes"),
                 absent=seats("absent"),

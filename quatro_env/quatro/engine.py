@@ -70,7 +70,6 @@ class Vote:
 
     proposer: int
     voters: frozenset[int]
-    opened: int
     deadline: int  # last tick at which an answer counts (window t+1..t+k, Q6)
     yes: set[int] = field(default_factory=set)
     absent: set[int] = field(default_factory=set)  # voters who disconnected: they cannot answer (Q20)
@@ -539,7 +538,7 @@ class QuatroEngine(ScriptedPositions):
         if not voters:
             self._reshuffle(events)
             return
-        self.vote = Vote(seat, voters, t, t + self.durations.vote_window)
+        self.vote = Vote(seat, voters, t + self.durations.vote_window)
 
     def _vote(self, seat: int, yes: bool, events: list[Event]) -> None:
         vote = self.vote
