@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from kwartet_helpers import make_env, play_random, position, scripted
 from pettingzoo.test import api_test, seed_test
 
@@ -58,13 +59,30 @@ def test_env_accepts_a_config_object_or_keywords_but_not_both():
 
 
 def test_reset_without_seed_continues_the_rng_and_with_seed_repeats():
-    env = make_env()
-    env.reset(seed=7)
-    first = env.unwrapped.game.hands.copy()
-    env.reset()
-    assert (env.unwrapped.game.hands != first).any()
-    env.reset(seed=7)
-    assert (env.unwrapped.game.hands == first).all()
+    """An unseeded reset works on a fresh env and, after ``reset(seed=s)``, continues ``s``'s stream: a run
+    of resets is reproduced from its first seed. Every reward starts at 0."""
+    fresh = make_env()
+    fresh.reset()
+    assert fresh.agents == fresh.possible_agents
+    runs = []
+    for _ in range(2):
+        env = make_env()
+        env.reset(seed=7)
+        first = env.unwrapped.game.hands.copy()
+        env.reset()
+        assert (env.unwrapped.game.hands != first).any()
+        runs.append(env.unwrapped.game.hands.copy())
+        assert set(env.rewards.values()) == {0.0} and set(env._cumulative_rewards.values()) == {0.0}
+        env.reset(seed=7)
+        assert (env.unwrapped.game.hands == first).all()
+    assert (runs[0] == runs[1]).all()
+
+
+def test_declared_spaces_are_an_int8_mask_and_the_layouts_observation():
+    env = make_env(num_players=4)
+    space = env.observation_space("player_0")
+    assert space["action_mask"] == spaces.Box(0, 1, (env.unwrapped.codec.num_actions,), np.int8)
+    assert space["observation"] == env.unwrapped._encoder.layout.space()
 
 
 def test_finished_game_refuses_actions_but_accepts_none_for_dead_agents():
@@ -76,6 +94,12 @@ def test_finished_game_refuses_actions_but_accepts_none_for_dead_agents():
         env.step(int(rng.choice(legal)))
     with pytest.raises(ValueError, match="over"):
         env.step(0)
+    for agent in env.possible_agents:  # docs/kwartet.md, "Infos": the score and the result
+        seat = env.unwrapped.agent_name_mapping[agent]
+        assert env.infos[agent] == {
+            "score": int(env.unwrapped.game.scores[seat]),
+            "winner": seat in env.unwrapped.game.winners(),
+        }
     while env.agents:
         env.step(None)
     with pytest.raises(ValueError, match="reset"):
@@ -85,6 +109,9 @@ def test_finished_game_refuses_actions_but_accepts_none_for_dead_agents():
 def test_step_before_reset_is_refused():
     with pytest.raises(Exception, match="reset"):
         kwartet_v0.env().step(0)
+    for call in (lambda env: env.observe("player_0"), lambda env: env.render()):
+        with pytest.raises(RuntimeError, match=r"^call reset\(\) before using the environment$"):
+            call(raw_env(render_mode="ansi"))
 
 
 @pytest.mark.parametrize(

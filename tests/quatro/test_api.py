@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import quatro_env
@@ -68,6 +69,50 @@ def test_spaces_are_the_same_object_every_call(n):
             env.action_space(name)
         with pytest.raises(KeyError):
             env.observation_space(name)
+
+
+@pytest.mark.parametrize("n", N)
+def test_declared_spaces_are_the_documented_boxes(n):
+    """Learners size their inputs from the declared spaces: a uint8 observation, an int8 0/1 mask."""
+    env = make_env(n)
+    space = env.observation_space("player_0")
+    assert space["observation"] == spaces.Box(0, 255, (env.encoder.obs_dim,), np.uint8)
+    assert space["action_mask"] == spaces.Box(0, 1, (env.codec.num_actions,), np.int8)
+    assert env.state_space == spaces.Box(0, 255, (n * env.encoder.obs_dim,), np.uint8)
+
+
+def test_q30_an_unseeded_reset_draws_from_the_envs_own_stream():
+    """Q30: ``reset()`` without a seed works on a fresh env, and after ``reset(seed=s)`` it continues
+    ``s``'s stream, so a run of resets is reproduced from its first seed. No agent lives before a reset."""
+    fresh = quatro_v0.parallel_env()
+    assert fresh.agents == []
+    fresh.reset()
+    assert fresh.agents == fresh.possible_agents
+    runs = []
+    for _ in range(2):
+        env = quatro_v0.parallel_env()
+        env.reset(seed=7)
+        # the engine's own stream (Q30: every draw comes from it), seeded by the env's at each reset
+        runs.append([(env.reset(), int(env.engine.rng.integers(2**62)))[1] for _ in range(3)])
+    assert runs[0] == runs[1] and runs[0][0] != runs[0][1]  # reproduced, and the stream moves on
+
+
+def test_infos_name_the_seat_its_team_the_next_tick_and_no_illegal_action():
+    """docs/quatro.md, "infos": ``seat``, ``team`` (absolute), ``tick`` (the next tick), ``events``,
+    ``illegal_action``."""
+    env = make_env(6)
+    _, infos = env.reset(seed=0)
+    for agent, seat in env.agent_seat.items():
+        assert {k: v for k, v in infos[agent].items() if k != "events"} == {
+            "seat": seat,
+            "team": env.engine.team_of(seat),
+            "tick": 0,
+            "illegal_action": False,
+        }
+    _, _, _, _, infos = env.step(dict.fromkeys(env.agents, 0))
+    assert {info["tick"] for info in infos.values()} == {1} and not any(
+        i["illegal_action"] for i in infos.values()
+    )
 
 
 @pytest.mark.parametrize("n", N)

@@ -75,13 +75,19 @@ def test_q29_illegal_action_raises_naming_agent_action_and_reason():
     assert env.engine.tick == 0  # nothing was played
 
 
-@pytest.mark.parametrize("bad", [999, -1])
-def test_q29_out_of_range_action_raises_naming_agent(bad):
-    """Q29: an index outside the action space is illegal too."""
+@pytest.mark.parametrize("past_the_end", [999, 0, -1])
+def test_q29_out_of_range_action_raises_naming_agent(past_the_end):
+    """Q29: an index outside the action space is illegal too (0: the first index past it), described as
+    "?"; an agent the table does not have is refused by name. Nothing is played."""
     env = make_env(4)
     env.reset(seed=0)
-    with pytest.raises(IllegalActionError, match="player_2"):
+    bad = env.codec.num_actions + past_the_end if past_the_end >= 0 else -1
+    with pytest.raises(IllegalActionError, match="player_2") as info:
         step(env, {2: bad})
+    assert (info.value.seat, info.value.action, info.value.description) == (2, bad, "?")
+    with pytest.raises(ValueError, match=r"missing \[\], unknown \['player_9'\]$"):
+        env.step({**dict.fromkeys(env.agents, 0), "player_9": 0})
+    assert env.engine.tick == 0
 
 
 def test_q29_the_engine_itself_refuses_an_illegal_action_with_its_fields():
