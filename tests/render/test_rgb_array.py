@@ -89,13 +89,33 @@ def test_gymnasium_record_video_writes_a_video(tmp_path):
     assert videos and videos[0].stat().st_size > 1000
 
 
-def test_human_mode_without_a_display_prints_the_text_table(monkeypatch, capsys):
+def _played(game: str, render_mode: str):
+    """A table of ``game`` one move (Quatro: the floor taken at the first tick of play) after its reset."""
+    if game == "quatro":
+        env = quatro_v0.parallel_env(render_mode=render_mode, sign_phase_seconds=0.5)
+        env.reset(seed=4)
+        env.step(dict.fromkeys(env.agents, 0))
+        env.step({**dict.fromkeys(env.agents, 0), "player_0": env.codec.encode(ActionKind.TAKE_FLOOR)})
+        return env
+    env = (kwartet_v0 if game == "kwartet" else cuatrola_v0).env(render_mode=render_mode)
+    env.reset(seed=1)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    return env
+
+
+@pytest.mark.parametrize("game", ["quatro", "kwartet", "cuatrola"])
+def test_human_mode_without_a_display_prints_the_text_table(game, monkeypatch, capsys):
+    """Without a display, "human" prints what "ansi" returns (the last tick's events included), with a blank
+    line between Quatro's frames."""
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    env = quatro_v0.parallel_env(render_mode="human")
-    env.reset(seed=0)
+    env = _played(game, "human")
+    capsys.readouterr()
     assert env.render() is None
-    assert "center:" in capsys.readouterr().out
+    text = _played(game, "ansi").render()
+    assert capsys.readouterr().out == text + ("\n\n" if game == "quatro" else "\n")
+    if game == "quatro":
+        assert "seat 0 floor_taken" in text
 
 
 def test_missing_pillow_names_the_extra(monkeypatch):
@@ -118,13 +138,18 @@ def test_kwartet_and_cuatrola_pictures_change_as_the_game_moves():
         assert first.shape[2] == 3 and not np.array_equal(first, env.render())
 
 
-def test_human_mode_with_a_display_draws_into_a_window(monkeypatch):
-    """Where a display exists, "human" shows the rgb_array picture in a window (a stand-in here)."""
+@pytest.mark.parametrize("game", ["quatro", "kwartet", "cuatrola"])
+def test_human_mode_with_a_display_draws_into_a_window(game, monkeypatch):
+    """Where a display exists, "human" shows the rgb_array picture in one window (a stand-in here), opened
+    at the first render and reused after; ``close`` closes it."""
     from quatro_env.render import window
 
-    shown = []
+    opened, shown = [], []
 
     class FakeWindow:
+        def __init__(self):
+            opened.append(self)
+
         def show(self, picture):
             shown.append(picture)
 
@@ -133,10 +158,12 @@ def test_human_mode_with_a_display_draws_into_a_window(monkeypatch):
 
     monkeypatch.setattr(window, "display_available", lambda: True)
     monkeypatch.setattr(window, "TableWindow", FakeWindow)
-    env = quatro_v0.parallel_env(render_mode="human")
-    env.reset(seed=0)
+    env = _played(game, "human")
+    shown.clear()
     env.render()
     env.render()
-    assert len(shown) == 2 and shown[0].shape == (600, 800, 3)
+    picture = _played(game, "rgb_array").render()
+    assert len(opened) == 1 and len(shown) == 2
+    assert all(np.array_equal(p, picture) for p in shown)
     env.close()
     assert shown[-1] == "closed"
