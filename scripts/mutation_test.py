@@ -44,6 +44,21 @@ TARGETS = {
         ],
         ["tests/kwartet/", "tests/cuatrola/"],
     ),
+    "adapters": (
+        ["quatro_env/quatro/env.py", "quatro_env/kwartet/env.py", "quatro_env/cuatrola/env.py"],
+        [
+            "tests/quatro/",
+            "tests/kwartet/",
+            "tests/cuatrola/",
+            "tests/test_quatro_properties.py",
+            "tests/test_bad_input.py",
+            "tests/render/",
+        ],
+    ),
+    "replay": (
+        ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
+        ["tests/replay/", "tests/test_bad_input.py"],
+    ),
 }
 
 
