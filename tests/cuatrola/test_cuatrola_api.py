@@ -179,7 +179,9 @@ def test_codec_round_trip_and_descriptions():
 def test_illegal_action_error_names_agent_action_and_reason():
     env, _ = scripted(SPEC, "Sb", dealer=3)
     with pytest.raises(
-        ValueError, match=r"player_0: play As de oros \[Ao\] \(action 0\): it is the declaration"
+        ValueError,
+        match=r"player_0: play As de oros \[Ao\] \(action 0\): it is the declaration round .*"
+        r"\. Legal now: pass, declare solo, declare cuatrola, declare quintola$",
     ):
         env.step(play("Ao"))
     with pytest.raises(ValueError, match=r"illegal action by player_0: an action must be an integer"):
