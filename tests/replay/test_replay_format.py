@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import base64
 import gzip
 import inspect
 import io
@@ -18,7 +19,6 @@ from hypothesis import strategies as st
 
 from quatro_env.eval.cli import main as eval_main
 from quatro_env.quatro import engine as engine_module
-from quatro_env.quatro.encoding import ObservationEncoder
 from quatro_env.quatro.engine import QuatroEngine
 from quatro_env.quatro.events import EVENT_KINDS
 from quatro_env.replay import FORMAT, VERSION, ReplayFormatError, ReplayMismatchError, load, loader, read
@@ -104,13 +104,18 @@ _DIFFERS = r"differs from the engine's: recorded"
         ("action", r"^tick \d+: "),
         ("event", rf"^tick \d+: events\[0\]\.seat {_DIFFERS} [23], engine [0-3]$"),
         ("state", rf"^tick \d+: state\.ready {_DIFFERS} \[\w+, \w+, \w+, \w+\], engine \[\w+, "),
-        ("observation", r"^tick \d+: observations\[2\] differs from the engine's at byte \d+: recorded 0, "),
+        (
+            "observation",
+            r"^tick \d+: observations\[2\] differs from the engine's at byte 5: recorded (\d+), engine ",
+        ),
         ("order", rf"^tick \d+: order {_DIFFERS} \[\d, \d, \d, \d\], engine \[\d, \d, \d, \d\]$"),
         (
             "long value",
             rf"^tick \d+: events\[\d+\]\.data\.reason {_DIFFERS} 'teleport[a-z.]*\.\.\., engine '\w+'$",
         ),
         ("extra event", rf"^tick \d+: events {_DIFFERS} a list of (\d+), engine a list of (?!\1)\d+$"),
+        ("rounds", rf"^end: rounds {_DIFFERS} (\d+), engine (?!\1)\d+$"),
+        ("reset state", rf"^reset: state\.ready {_DIFFERS} \[\w+, \w+, \w+, \w+\], engine \["),
     ],
 )
 def test_a_tampered_replay_fails_the_engine_check(replay_files, tmp_path, what, message):
@@ -124,10 +129,9 @@ def test_a_tampered_replay_fails_the_engine_check(replay_files, tmp_path, what, 
         tick["events"][0]["seat"] = 3 if tick["events"][0]["seat"] != 3 else 2
     elif what == "state":  # the scores and round are checked without the engine: read() refuses them
         tick["state"]["ready"][0] = not tick["state"]["ready"][0]
-    elif what == "observation":
-        raw = bytearray(np.zeros(ObservationEncoder(4).obs_dim, np.uint8).tobytes())
-        import base64
-
+    elif what == "observation":  # one byte: the message names it, and the first one that differs
+        raw = bytearray(base64.b64decode(tick["observations"][2]))
+        raw[5] ^= 1
         tick["observations"][2] = base64.b64encode(bytes(raw)).decode()
     elif what == "long value":  # a free-form string: a floor's release reason
         tick = next(r for r in records if any(e["kind"] == "floor_released" for e in r.get("events", ())))
@@ -135,6 +139,10 @@ def test_a_tampered_replay_fails_the_engine_check(replay_files, tmp_path, what, 
         event["data"]["reason"] = "teleport" * 1000
     elif what == "extra event":
         tick["events"].append(tick["events"][0])
+    elif what == "rounds":  # the match was won: its last round completed; read() allows one fewer
+        records[-1]["rounds"] -= 1
+    elif what == "reset state":
+        records[1]["state"]["ready"][0] = not records[1]["state"]["ready"][0]
     else:
         tick["order"] = tick["order"][::-1]
     path = _write(tmp_path / "bad.jsonl", records)
@@ -171,6 +179,10 @@ def _malformed(records, case):
             header["game"] = "chess"
         elif case == "header num_actions":
             header["num_actions"] = -4  # the config's table has 74
+        elif case.startswith("header type "):
+            header[case.split()[-1]] = "x"
+        elif case == "header seed zero":  # the least seed: accepted
+            header["engine_seed"] = 0
     elif case.startswith("seats "):  # per seat: {"seat": s, "policy": label, "seed": seed}
         seats = header["seats"]
         if case == "seats junk":
@@ -219,6 +231,12 @@ def _malformed(records, case):
             state["scores"][0] += 1
         elif case == "state round":
             state["round"] = 3
+        elif case == "state pulse":
+            state["last_pulse"][0] = [3, 10**9]
+        elif case == "state vote":
+            state["vote"] = {"proposer": 0, "voters": [1, 3], "yes": [], "absent": [], "deadline": 10**9}
+        elif case == "state clock at its bound":  # the latest the engine may set: accepted
+            state["phase_end"] = state["tick"] + 60
     elif case == "reset round":
         records[1]["state"]["round"] = 0
     elif case == "points past target":  # the fixture's matches are played to 1 point
@@ -257,10 +275,32 @@ def _malformed(records, case):
         del records[5]
     elif case == "base64":
         records[3]["observations"][0] = "!!!"
+    elif case == "base64 type":
+        records[3]["observations"][0] = 5
+    elif case == "observation size":
+        records[3]["observations"][0] = base64.b64encode(b"abc").decode()
+    elif case == "observations count":
+        records[3]["observations"] = records[3]["observations"][:3]
+    elif case == "non-object event":
+        records[3]["events"].append(5)
+    elif case.startswith("type "):  # a field of the wrong JSON type
+        line, field, value = {
+            "type events": (3, "events", {}),
+            "type state": (3, "state", []),
+            "type observations": (3, "observations", "x"),
+            "type tick": (3, "tick", "1"),
+            "type rounds": (-1, "rounds", "3"),
+            "type ticks": (-1, "ticks", None),
+        }[case]
+        records[line][field] = value
     elif case == "actions":
         records[3]["actions"] = [0, 1]
     elif case == "order repeated":
         records[3]["order"] = [0, 0, 0, 0]
+    elif case == "order long":  # every seat once, and one more
+        records[3]["order"] = [0, 1, 2, 3, 0]
+    elif case == "points long":
+        records[3]["points"] = [0, 0, 0]
     elif case.startswith(("actions ", "order ", "points ")):  # checked verified or not (--no-verify)
         field, what = case.split(" ")
         value = {"huge": 2**70, "negative": -1, "bool": True, "float": 0.0, "seat": 99}[what]
@@ -277,6 +317,8 @@ def _malformed(records, case):
             end["winners"] = ["x"]
         elif case == "end rounds":
             end["rounds"] = -1
+        elif case == "end rounds ahead":  # the last state's round, completed, and one more
+            end["rounds"] = records[-2]["state"]["round"] + 1
         elif case == "end ticks":
             end["ticks"] = -5
     elif case == "infinity":
@@ -298,6 +340,20 @@ def _malformed(records, case):
         ("seed type", "field 'engine_seed'"),
         ("seed negative", "field 'engine_seed' must be a non-negative integer"),
         ("header extra", r"^line 1 \(header\): field 'evil' is not one the format defines \(type, format, "),
+        *[
+            (
+                f"header type {field}",
+                rf"^line 1 \(header\): field '{field}' must be <class '{kind}'>, got str$",
+            )
+            for field, kind in [
+                ("version", "int"),
+                ("config", "dict"),
+                ("engine_seed", "int"),
+                ("obs_dim", "int"),
+                ("num_actions", "int"),
+                ("meta", "dict"),
+            ]
+        ],
         ("header missing", r"^line 1 \(header\): missing field 'meta'$"),
         ("header game", r"^line 1 \(header\): field 'game' must be 'quatro', got 'chess'$"),
         ("header num_actions", r"^line 1 \(header\): field 'num_actions' is -4, the config's table has 74"),
@@ -354,6 +410,8 @@ def _malformed(records, case):
             r"\[0, 0\]$",
         ),
         ("points past target", r"^line 5, field 'state': scores \[2, 0\] pass the match's points_to_win, 1$"),
+        ("state pulse", r"^line 4, field 'state': last_pulse\[0\]\[1\] must be at most 62 .*got 1000000000$"),
+        ("state vote", r"^line 4, field 'state': vote\.deadline must be at most 62 .*got 1000000000$"),
         ("state tick", r"^line 4, field 'state': tick is 7, expected 2 \(the next tick to play\)$"),
         ("reset tick", r"^line 2, field 'state': tick is 1, expected 0 \(the next tick to play\)$"),
         (
@@ -372,6 +430,18 @@ def _malformed(records, case):
         ("truncated", "truncated"),
         ("tick gap", "field 'tick'"),
         ("base64", "base64"),
+        ("base64 type", r"^line 4, seat 0: an observation is a base64 string, got int$"),
+        ("observation size", r"^line 4, seat 0: observation has 3 bytes, expected obs_dim = \d+$"),
+        ("observations count", r"^line 4: field 'observations' needs 4 entries, got 3$"),
+        ("non-object event", r"^line 4: event \d+ must be an object with a string 'kind'$"),
+        ("type events", r"^line 4: field 'events' must be <class 'list'>, got dict$"),
+        ("type state", r"^line 4: field 'state' must be <class 'dict'>, got list$"),
+        ("type observations", r"^line 4: field 'observations' must be <class 'list'>, got str$"),
+        ("type tick", r"^line 4: field 'tick' must be <class 'int'>, got str$"),
+        ("type rounds", r"^line \d+: field 'rounds' must be <class 'int'>, got str$"),
+        ("type ticks", r"^line \d+: field 'ticks' must be <class 'int'>, got NoneType$"),
+        ("order long", r"^line 4: field 'order' needs 4 items, got 5$"),
+        ("points long", r"^line 4: field 'points' needs 2 items, got 3$"),
         ("actions", "field 'actions'"),
         ("actions huge", r"^line 4: actions\[3\] must be an integer in 0\.\.73, got 1180591620717411303424$"),
         ("actions negative", r"^line 4: actions\[3\] must be an integer in 0\.\.73, got -1$"),
@@ -392,16 +462,48 @@ def _malformed(records, case):
             "end rounds",
             r"^line \d+: field 'rounds' is -1; the last state is in round (\d+), so \d+ or \1 rounds",
         ),
-        ("end ticks", r"^line \d+: field 'ticks' is -5, the file has \d+ ticks$"),
+        ("end rounds ahead", r"^line \d+: field 'rounds' is (\d+); the last state is in round \d+, so"),
+        ("end ticks", r"^line \d+: field 'ticks' is -5, the file has (\d+) ticks$"),
         ("infinity", r"^line 4: not valid JSON here \(Infinity is not a JSON number\)$"),
         ("unknown type", "unknown line type 'exec'"),
     ],
 )
 def test_malformed_replays_get_a_clear_error(replay_files, tmp_path, case, message):
     path = tmp_path / "bad.jsonl"
-    path.write_text(_malformed(_lines(replay_files[1]), case))
-    with pytest.raises(ReplayFormatError, match=message):
+    records = _lines(replay_files[1])
+    path.write_text(_malformed(records, case))
+    with pytest.raises(ReplayFormatError, match=message) as err:
         read(path)
+    if case == "end ticks":  # the count the file really has
+        assert err.value.args[0].endswith(f"the file has {len(records) - 3} ticks")
+
+
+@pytest.mark.parametrize("case", ["state clock at its bound", "header seed zero"])
+def test_the_bounds_are_inclusive(replay_files, tmp_path, case):
+    """A phase end at the state's tick plus the config's longest duration (60 ticks here) is one the engine
+    may set, and engine seed 0 is a seed: both are read (re-simulation then finds the file is not the
+    engine's)."""
+    path = tmp_path / "edge.jsonl"
+    path.write_text(_malformed(_lines(replay_files[1]), case))
+    replay = read(path)
+    if case.startswith("state"):
+        assert replay.frames[2].state["phase_end"] == 62
+    else:
+        assert replay.header["engine_seed"] == 0
+
+
+@pytest.mark.parametrize("cap", ["MAX_LINE_CHARS", "MAX_REPLAY_CHARS"])
+def test_the_caps_are_inclusive(replay_files, monkeypatch, cap):
+    """A file whose longest line (newline included) or whole text is exactly at the cap is read; one
+    character more is refused."""
+    text = replay_files[0].read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    size = max(map(len, lines)) if cap == "MAX_LINE_CHARS" else len(text)
+    monkeypatch.setattr(loader, cap, size)
+    assert read(replay_files[0]).end
+    monkeypatch.setattr(loader, cap, size - 1)
+    with pytest.raises(ReplayFormatError, match=cap):
+        read(replay_files[0])
 
 
 @pytest.mark.parametrize(
@@ -444,6 +546,29 @@ def test_the_event_kinds_are_the_ones_the_engine_emits():
         assert all(isinstance(o, ast.Constant) for o in options), ast.unparse(kind)
         kinds |= {o.value for o in options}
     assert len(calls) > 20 and kinds == set(EVENT_KINDS)
+
+
+def test_the_writer_makes_its_folders_and_writes_compact_plain_json(tmp_path):
+    """The output's folders are made; every line is compact UTF-8 JSON; numpy numbers and sets in the
+    header's seats and meta are written as plain JSON (a set sorted)."""
+    from quatro_env import parallel_env
+    from quatro_env.replay import ReplayWriter
+
+    env = parallel_env(num_players=4)
+    obs, _ = env.reset(seed=0)
+    seats = [{"seat": s, "policy": "idle", "seed": np.int64(s)} for s in range(4)]
+    meta = {"tags": {"b", "a"}, "flag": np.bool_(True), "note": "señal"}
+    path = tmp_path / "a" / "b" / "m.jsonl"
+    writer = ReplayWriter(path, env.config, 0, seats, meta=meta)
+    writer.start(
+        env.engine, env.last_tick.events, np.stack([obs[a]["observation"] for a in env.possible_agents])
+    )
+    writer.abort()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["seats"][1]["seed"] == 1 and type(header["seats"][1]["seed"]) is int
+    assert header["meta"] == {"tags": ["a", "b"], "flag": True, "note": "señal"} and "señal" in lines[0]
+    assert all(", " not in line and '": ' not in line for line in lines)
 
 
 def test_the_writer_refuses_seats_its_reader_would_refuse(tmp_path):
