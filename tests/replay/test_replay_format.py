@@ -271,6 +271,36 @@ def _malformed(records, case):
         records[3]["events"].append(event)
     elif case == "truncated":
         records = records[:-1]
+    elif case == "second reset":
+        records.insert(2, records[1])
+    elif case == "line after end":
+        records.append(records[-1])
+    elif case == "tick first":
+        del records[1]
+    elif case == "end first":
+        records = [records[0], records[-1]]
+    elif case == "line not object":
+        records.insert(2, [1])
+    elif case == "tick bool":  # True == 1, the line's tick: only its type tells
+        records[3]["tick"] = True
+    elif case == "six-seat state":  # well formed, of another table than the header's
+        state = records[3]["state"]
+        per_seat = ("hands", "ready", "floor", "emoji", "last_pulse", "next_exchange_tick", "next_floor_tick")
+        for key in (*per_seat, "reminder", "connected"):
+            state[key] += state[key][:2]
+        for key in ("scores", "signs"):
+            state[key] += state[key][:1]
+    elif case == "three teams' scores":
+        records[3]["state"]["scores"] = [0, 0, 0]
+    elif case == "placed card":  # a card of the largest deck, not of this table's
+        records[3]["events"].append(
+            {
+                "kind": "exchange",
+                "seat": 0,
+                "data": {"center_slot": 0, "taken": 0, "placed": 20},
+                "visible_to": None,
+            }
+        )
     elif case == "tick gap":
         del records[5]
     elif case == "base64":
@@ -331,7 +361,19 @@ def _malformed(records, case):
 @pytest.mark.parametrize(
     ("case", "message"),
     [
-        ("not json", "line 1: not valid JSON"),
+        (
+            "not json",
+            r"^line 1: not valid JSON \(Expecting property name enclosed in double quotes at column 2\)$",
+        ),
+        ("second reset", r"^line 3: a second 'reset' line$"),
+        ("line after end", r"^line \d+: a line after the 'end' line$"),
+        ("tick first", r"^line 2: a 'tick' line before the 'reset' line$"),
+        ("end first", r"^line 2: an 'end' line before the 'reset' line$"),
+        ("line not object", r"^line 3: each line must be a JSON object$"),
+        ("tick bool", r"^line 4: field 'tick' must be <class 'int'>, got a boolean$"),
+        ("six-seat state", r"^line 4, field 'state': a table of 6 seats, the header says 4$"),
+        ("three teams' scores", r"^line 4, field 'state': .*'scores' has 3 entries, the table has 2 teams"),
+        ("placed card", r"^line 4, event \d+: card ids must be below 20 at this table, got \[20\]$"),
         ("nested too deeply", "line 2: not valid JSON here .nested too deeply."),
         ("header not first", "first line must be the header"),
         ("format", "field 'format'"),
