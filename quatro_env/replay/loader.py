@@ -5,7 +5,8 @@ that does not follow the format raises :class:`ReplayFormatError` naming the lin
 The file is read a line at a time under :data:`MAX_LINE_CHARS` and :data:`MAX_REPLAY_CHARS`, so that a
 small ``.jsonl.gz`` that decompresses to gigabytes (a gzip bomb) is refused, not held in memory.
 With ``verify=True`` (the default) the match is played again from the recorded seed and actions;
-any difference in events, order, points, state or observations raises :class:`ReplayMismatchError`.
+any difference in events, order, state (whose scores the points add up to) or observations, or in the
+end's rounds completed, raises :class:`ReplayMismatchError`.
 A match cut short (a crash, Ctrl-C, a killed process) leaves no ``end`` line, and perhaps a torn last
 line or a gzip stream without its end: ``partial=True`` reads it up to its last whole tick (still
 checked against the engine tick by tick); without it such a file is refused as truncated. Damaged gzip
