@@ -55,6 +55,15 @@ TARGETS = {
             "tests/render/",
         ],
     ),
+    "bots": (  # the numpy bots; listening.py and cover.py lend numba functions to the batched rows
+        ["quatro_env/bots/base.py", "quatro_env/bots/basic.py", "quatro_env/bots/signalling.py"],
+        [
+            "tests/eval/test_bots.py",
+            "tests/eval/test_secrecy_bots.py",
+            "tests/eval/test_partner_play.py",
+            "tests/baselines/test_fast_bots.py",
+        ],
+    ),
     "replay": (
         ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
         ["tests/replay/", "tests/test_bad_input.py"],
