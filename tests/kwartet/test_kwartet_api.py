@@ -106,6 +106,26 @@ def test_finished_game_refuses_actions_but_accepts_none_for_dead_agents():
         env.unwrapped.step(None)
 
 
+def test_bad_actions_and_options_are_refused_in_one_line_naming_them():
+    """The mover, the action and why: not an integer, outside the action space, or illegal (with the card
+    asked for and whom, by name and place: K3)."""
+    env = make_env(num_players=4)
+    env.reset(seed=3)
+    for bad in ("x", 1.5, True):
+        with pytest.raises(ValueError, match=rf"^player_1: action {bad!r} is not an integer in 0\.\.95$"):
+            env.step(bad)
+    with pytest.raises(ValueError, match=r"^player_1: action 96 is not in 0\.\.95$"):
+        env.step(96)
+    with pytest.raises(
+        ValueError,
+        match=r"^player_1: illegal action 1 \(ask \(player_2, 1 seat clockwise\) for 7♥\): "
+        r"you hold that card yourself \(K3\)$",
+    ):
+        env.step(1)
+    with pytest.raises(ValueError, match=r"^reset options: must be a dict or None, got int$"):
+        env.reset(seed=1, options=5)
+
+
 def test_step_before_reset_is_refused():
     with pytest.raises(Exception, match="reset"):
         kwartet_v0.env().step(0)

@@ -150,7 +150,7 @@ def test_q29_step_after_the_match_ended_raises_until_reset():
     play(env)
     step(env, {0: act(env, K.CONTRA, 1)})
     assert env.agents == []
-    with pytest.raises(GameOverError):
+    with pytest.raises(GameOverError, match=r"^the episode is over: call reset\(\) before step\(\) \(Q29\)$"):
         env.step({})
     with pytest.raises(GameOverError):
         env.step({a: 0 for a in env.possible_agents})

@@ -159,6 +159,7 @@ def test_human_mode_with_a_display_draws_into_a_window(game, monkeypatch):
     monkeypatch.setattr(window, "display_available", lambda: True)
     monkeypatch.setattr(window, "TableWindow", FakeWindow)
     env = _played(game, "human")
+    assert len(opened) == 1 and shown  # a step in "human" mode renders (PettingZoo's convention)
     shown.clear()
     env.render()
     env.render()
