@@ -73,12 +73,13 @@ TARGETS = {
 
 def settings(target: str) -> str:
     """The ``[tool.mutmut]`` table of ``target`` (a JSON list of strings is a TOML array): mutmut copies
-    ``tests/`` whole; the rest of the package and the docs some tests read are copied unchanged."""
+    ``tests/`` whole; the rest of the package, and the docs and scripts some tests read, are copied
+    unchanged."""
     mutate, tests = TARGETS[target]
     table = {
         "source_paths": mutate,
         "pytest_add_cli_args_test_selection": tests,
-        "also_copy": ["quatro_env/", "docs/", "README.md", "configs/"],
+        "also_copy": ["quatro_env/", "docs/", "README.md", "configs/", "scripts/"],
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-x", "-q"],
     }
     return "\n[tool.mutmut]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
@@ -98,7 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run(["tar", "-xf", "-"], cwd=work, input=archive, check=True)
     with open(work / "pyproject.toml", "a") as f:
         f.write(settings(args.target))
-    subprocess.run(["mutmut", "run", "--max-children", "1"], cwd=work, check=False)
+    run = subprocess.run(["mutmut", "run", "--max-children", "1"], cwd=work, check=False)
+    if run.returncode != 0:  # e.g. the tests fail on the unmutated copy: no mutant was run
+        print(f"mutation_test.py: mutmut run failed (exit {run.returncode}) in {work}; see its output above")
+        return 1
     listed = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, capture_output=True, text=True)
     status = dict(line.strip().rsplit(": ", 1) for line in listed.stdout.splitlines() if ": " in line)
     out = args.out or work
