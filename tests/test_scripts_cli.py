@@ -467,3 +467,23 @@ def test_device_check_fails_when_a_step_fails_and_starts_a_fresh_summary(tmp_pat
     assert "=== engine_bench: rc=3" in proc.stdout and "device_check: 1 step(s) failed" in proc.stderr
     proc = _dry_device_check(tmp_path, "test_fast_gpu.py", "train", out)
     assert proc.returncode == 1 and "=== train_test: rc=3" in (out / "summary.txt").read_text()
+
+
+def test_mutation_test_fails_loudly_when_mutmut_cannot_run(tmp_path, monkeypatch, capsys):
+    """When ``mutmut run`` fails (the tests fail on the unmutated copy: no mutant is run), the script says
+    so and exits 1 instead of writing a summary of mutants "not checked"."""
+    mutation = _scripts_module("mutation_test")
+    calls = []
+
+    def fake_run(command, **kwargs):
+        calls.append(command[:2])
+        code = 1 if command[:2] == ["mutmut", "run"] else 0
+        return subprocess.CompletedProcess(command, code, stdout=b"", stderr=b"")
+
+    monkeypatch.setattr(mutation.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(mutation.subprocess, "run", fake_run)
+    monkeypatch.setattr(mutation.tempfile, "mkdtemp", lambda prefix: str(tmp_path / "work"))
+    (tmp_path / "work").mkdir()
+    assert mutation.main(["bots", "--out", str(tmp_path / "out")]) == 1
+    assert calls[-1] == ["mutmut", "run"] and not (tmp_path / "out" / "summary.txt").exists()
+    assert "mutmut run failed (exit 1)" in capsys.readouterr().out
