@@ -391,6 +391,34 @@ def test_a_bad_bot_option_is_refused_by_name(spec):
         build_bot(spec, 4)
 
 
+def test_decoy_cover_rate_is_a_probability_in_0_1_and_is_used():
+    """``decoy:cover_rate``: in (0, 1] (1 shows a cover at every armed tick, 0 never would); the rate given
+    is the rate played."""
+    from quatro_env.bots import DecoyBot
+    from quatro_env.quatro.bots import build_bot
+
+    assert (
+        DecoyBot(4, cover_rate=0.5).cover_rate == 0.5 and build_bot("decoy:cover_rate=1", 4).cover_rate == 1
+    )
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match=rf"^cover_rate: must lie in \(0, 1\], got {bad}$"):
+            DecoyBot(4, cover_rate=bad)
+
+
+@pytest.mark.parametrize("sign", [0, 11, 23])
+def test_decoy_cover_emojis_are_every_emoji_but_the_sign_uniformly(sign):
+    """A cover emoji is one of the other 23, each as likely (docs/evaluation.md, decoy): the sign must not
+    stand out by its absence or its frequency."""
+    from quatro_env.bots import DecoyBot
+    from quatro_env.quatro.cards import NUM_EMOJIS
+
+    bot = DecoyBot(4, seed=1)
+    counts = np.bincount([bot.cover(sign) for _ in range(23_000)], minlength=NUM_EMOJIS)
+    assert counts.size == NUM_EMOJIS and counts[sign] == 0
+    others = np.delete(counts, sign)
+    assert others.min() > 850 and others.max() < 1150  # 1,000 expected each; 5 sigma is about ±160
+
+
 def test_a_bot_built_in_python_takes_no_coerced_option():
     from quatro_env.bots import DecoyBot
 
