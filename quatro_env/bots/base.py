@@ -65,9 +65,7 @@ class ObservationView:
         self._hand = sl("self.hand", 4 * v)
         self._sign = sl("self.sign", e)
         self._emoji = sl("self.emoji", e)
-        self._reminder = off["self.reminder"]
         self._phase = sl("table.phase", 4)
-        self._round = off["table.round"]
         self._center = sl("table.center", 4 * v)
         self._reshuffled = off["table.reshuffled"]
         self._floor = [off[f"seat[{r}].floor"] for r in range(n)]
@@ -91,15 +89,9 @@ class ObservationView:
         nz = np.flatnonzero(obs[self._emoji])
         return int(nz[0]) if nz.size else None
 
-    def reminder(self, obs: np.ndarray) -> bool:
-        return bool(obs[self._reminder])
-
     # --- table (Q27)
     def phase(self, obs: np.ndarray) -> Phase:
         return Phase(int(np.argmax(obs[self._phase])))
-
-    def round(self, obs: np.ndarray) -> int:
-        return int(obs[self._round])
 
     def center(self, obs: np.ndarray) -> list[int]:
         return [int(i) % self.v for i in np.flatnonzero(obs[self._center])]
