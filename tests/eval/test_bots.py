@@ -391,6 +391,28 @@ def test_a_bad_bot_option_is_refused_by_name(spec):
         build_bot(spec, 4)
 
 
+def test_a_bot_seeded_at_construction_plays_the_same_without_a_reset():
+    """``BotPolicy``: same seed + same observations = same actions, from the seed given to the constructor
+    too (a bot used outside an env is not always reset); another seed plays otherwise."""
+    import quatro_env
+    from quatro_env.quatro.bots import build_bot
+
+    env = quatro_env.parallel_env(num_players=4, sign_phase_seconds=1.0)
+    obs, _ = env.reset(seed=2)
+    stream, drivers = [], {a: build_bot("random", 4, seed=k) for k, a in enumerate(env.agents)}  # no calls
+    for _ in range(60):  # one seat's observations through the sign phase into play
+        stream.append(obs["player_0"])
+        obs, *_ = env.step({a: drivers[a].act(o["observation"], o["action_mask"]) for a, o in obs.items()})
+    for name in ("random", "random_caller", "collector", "honest", "decoy"):
+        plays = [
+            [bot.act(o["observation"], o["action_mask"]) for o in stream]
+            for bot in (build_bot(name, 4, seed=5), build_bot(name, 4, seed=5), build_bot(name, 4, seed=6))
+        ]
+        assert plays[0] == plays[1], name
+        if name.startswith("random"):
+            assert plays[0] != plays[2], name
+
+
 def test_decoy_cover_rate_is_a_probability_in_0_1_and_is_used():
     """``decoy:cover_rate``: in (0, 1] (1 shows a cover at every armed tick, 0 never would); the rate given
     is the rate played."""
