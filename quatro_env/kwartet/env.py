@@ -48,6 +48,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._encoder = ObservationEncoder(self.config)
         self.possible_agents = [f"player_{seat}" for seat in range(self.config.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.agents: list[str] = []  # none before the first reset, as the other games' envs
         mask_space = spaces.Box(0, 1, shape=(self.codec.num_actions,), dtype=np.int8)
         self.observation_spaces = {
             agent: spaces.Dict({"observation": self._encoder.layout.space(), "action_mask": mask_space})

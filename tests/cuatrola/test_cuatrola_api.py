@@ -63,22 +63,6 @@ def test_same_seed_same_match_and_different_seeds_differ():
     assert trace(5) != trace(6)
 
 
-def test_an_unseeded_reset_works_on_a_fresh_env_and_continues_a_seeded_stream():
-    fresh = cuatrola_v0.env()
-    assert fresh.unwrapped.agents == []  # no agent lives before a reset (the wrapper refuses to say)
-    fresh.reset()
-    assert fresh.agents == fresh.possible_agents
-    runs = []
-    for _ in range(2):
-        env = cuatrola_v0.env()
-        env.reset(seed=7)
-        first = [list(h) for h in env.unwrapped.game.hands]
-        env.reset()
-        runs.append([list(h) for h in env.unwrapped.game.hands])
-        assert runs[-1] != first  # the stream moves on
-    assert runs[0] == runs[1]
-
-
 def test_declared_spaces_are_a_float32_observation_in_0_1_and_an_int8_mask():
     space = cuatrola_v0.env().observation_space("player_0")
     assert space["observation"] == spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)

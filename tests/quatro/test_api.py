@@ -81,22 +81,6 @@ def test_declared_spaces_are_the_documented_boxes(n):
     assert env.state_space == spaces.Box(0, 255, (n * env.encoder.obs_dim,), np.uint8)
 
 
-def test_q30_an_unseeded_reset_draws_from_the_envs_own_stream():
-    """Q30: ``reset()`` without a seed works on a fresh env, and after ``reset(seed=s)`` it continues
-    ``s``'s stream, so a run of resets is reproduced from its first seed. No agent lives before a reset."""
-    fresh = quatro_v0.parallel_env()
-    assert fresh.agents == []
-    fresh.reset()
-    assert fresh.agents == fresh.possible_agents
-    runs = []
-    for _ in range(2):
-        env = quatro_v0.parallel_env()
-        env.reset(seed=7)
-        # the engine's own stream (Q30: every draw comes from it), seeded by the env's at each reset
-        runs.append([(env.reset(), int(env.engine.rng.integers(2**62)))[1] for _ in range(3)])
-    assert runs[0] == runs[1] and runs[0][0] != runs[0][1]  # reproduced, and the stream moves on
-
-
 def test_infos_name_the_seat_its_team_the_next_tick_and_no_illegal_action():
     """docs/quatro.md, "infos": ``seat``, ``team`` (absolute), ``tick`` (the next tick), ``events``,
     ``illegal_action``."""
