@@ -34,6 +34,14 @@ CALL_KINDS = ("quatro", "contra", "blank")
 #: ``vote_proposed``'s ``voters``, the reveal's ``quartets``), within the table (``EventRecord.check_table``)
 TEAM_DATA = ("team", "target_team", "scoring_teams", "winners")
 SEAT_DATA = ("seats", "voters", "quartets")
+#: event data that counts: ``round_started``'s round, ``match_over``'s scores
+COUNT_DATA = ("round", "scores")
+#: what each of those keys holds, as an error names it
+DATA_KINDS = {
+    **dict.fromkeys(TEAM_DATA, "a team index"),
+    **dict.fromkeys(SEAT_DATA, "a seat index"),
+    **dict.fromkeys(COUNT_DATA, "a non-negative integer"),
+}
 
 
 class _Record(BaseModel):
@@ -137,23 +145,14 @@ class EventRecord(_Record):
         slot = self.data.get("center_slot", 0)  # Q12: one of the four center slots
         if not (is_index(slot) and 0 <= slot < 4):
             raise ValueError(f"data.center_slot must be a center slot 0..3, got {short(slot)}")
-        for key in ("round", "scores"):  # round_started's round, match_over's scores
-            if not all(is_index(v) and v >= 0 for v in self._listed(key)):
-                raise ValueError(
-                    f"data.{key} must be a non-negative integer or a list of them, "
-                    f"got {short(self.data[key])}"
-                )
         largest_deck = deck_size(max(TABLE_SIZES))  # the table's own deck: check_table
         for key in ("taken", "placed"):
             card = self.data.get(key, 0)
             if not (is_index(card) and 0 <= card < largest_deck):
                 raise ValueError(f"data.{key} must be a card id, got {card!r}")
-        for key in TEAM_DATA + SEAT_DATA:
+        for key, what in DATA_KINDS.items():
             if not all(is_index(v) and v >= 0 for v in self._listed(key)):
-                what = "team" if key in TEAM_DATA else "seat"
-                raise ValueError(
-                    f"data.{key} must be a {what} index or a list of them, got {short(self.data[key])}"
-                )
+                raise ValueError(f"data.{key} must be {what} or a list of them, got {short(self.data[key])}")
         return self
 
     def _listed(self, key: str) -> list[Any]:
