@@ -62,6 +62,18 @@ TARGETS = {
         ["quatro_env/bots/base.py", "quatro_env/bots/basic.py", "quatro_env/bots/signalling.py"],
         ["tests/eval/test_bots.py", "tests/eval/test_secrecy_bots.py", "tests/eval/test_partner_play.py"],
     ),
+    # the secrecy yardstick's arithmetic (issue 18): the matched AUCs and their bootstrap, the linear
+    # probes, the per-team metrics and the Wilson interval; the GRU decoders (secrecy.py) are left out,
+    # their fits take seconds per mutant
+    "metrics": (
+        [
+            "quatro_env/eval/matched.py",
+            "quatro_env/eval/probe.py",
+            "quatro_env/eval/metrics.py",
+            "quatro_env/common/stats.py",
+        ],
+        ["tests/eval/"],
+    ),
     "replay": (
         ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
         ["tests/replay/", "tests/test_bad_input.py"],
