@@ -48,7 +48,7 @@ class QuatroParallelEnv(ParallelEnv):
         self.possible_agents = list(self.agent_seat)
         self.agents: list[str] = []
         # one space object per agent (its boxes too): seeding one agent's sampler leaves the others' alone
-        self._observation_spaces = {
+        self.observation_spaces = {
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(0, 255, (self.encoder.obs_dim,), np.uint8),
@@ -57,7 +57,7 @@ class QuatroParallelEnv(ParallelEnv):
             )
             for a in self.possible_agents
         }
-        self._action_spaces = {a: spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (n * self.encoder.obs_dim,), np.uint8)
         self.bots = {s: build_bot(self.config.bot_policy, n) for s in self.config.bot_seats}
         self.bots_silenced = False
@@ -70,10 +70,10 @@ class QuatroParallelEnv(ParallelEnv):
 
     # ---------------------------------------------------------------- spaces (cached objects)
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self._observation_spaces[agent]  # KeyError for a bot seat or an unknown name
+        return self.observation_spaces[agent]  # KeyError for a bot seat or an unknown name
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self._action_spaces[agent]
+        return self.action_spaces[agent]
 
     # ---------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
