@@ -468,3 +468,32 @@ def test_same_seed_same_play_after_a_cover_bot_learned_another_period():
 
     env = quatro_env.parallel_env(bot_seats=(1, 2, 3), bot_policy="cover", pulse_seconds=3, **SHORT)
     assert actions(env) == actions(env)
+
+
+def test_honest_releases_a_floor_it_holds_without_a_quartet():
+    """Channel housekeeping: an honest seat that finds itself on the floor with no quartet (after a
+    reshuffle broke the one it showed, Q20; here it was scripted there) releases the floor as soon as
+    the gesture cooldown allows (Q17) and shows nothing; no game had reached this path in a test."""
+    from quatro_env.quatro.bots import BOT_POLICIES
+
+    pos = dict(
+        phase="play",
+        hands=[["A", "A", "K", "Q"], ["A", "A", "K", "Q"], ["K", "Q", "J", "10"], ["K", "Q", "J", "10"]],
+        center=["J", "J", "10", "10"],  # none of seat 0's target: it has no exchange to make
+        signs=[0, 1],
+    )
+    take = None
+
+    def script(seat: int, tick: int) -> int:
+        return take if seat == 0 and tick == 0 else 0
+
+    table = Table({}, position=pos, script=script)
+    take = table.codec.encode(K.TAKE_FLOOR)
+    assert first(table.step(), "floor_taken", 0) is not None
+    honest = BOT_POLICIES["honest"](4, 0)
+    honest.reset(0)
+    table.bots[0] = honest
+    cooldown = table.engine.durations.floor_cooldown
+    table.run_until(lambda events: first(events, "floor_released", 0) is not None, cooldown + 4)
+    assert table.log[-1][0] == cooldown  # the first tick the cooldown allows (taken at tick 0)
+    assert not any(first(events, "pulse", 0) for _, _, events in table.log)
