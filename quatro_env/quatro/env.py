@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
@@ -203,6 +204,7 @@ class QuatroParallelEnv(ParallelEnv):
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the table as text; ``rgb_array``: a picture (Pillow); ``human``: a window or text."""
         if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         events = self.last_tick.events if self.last_tick else ()
         if self.render_mode == "rgb_array":
@@ -216,7 +218,7 @@ class QuatroParallelEnv(ParallelEnv):
             self._window = show_or_print(
                 getattr(self, "_window", None),
                 lambda: render_rgb(self.engine, events),
-                lambda: render_table(self.engine, events) + "\n",
+                lambda: render_table(self.engine, events),
             )
             return None
         return render_table(self.engine, events)

@@ -46,7 +46,8 @@ class TableWindow:
 def show_or_print(
     window: TableWindow | None, picture: Callable[[], np.ndarray], text: Callable[[], str]
 ) -> TableWindow | None:
-    """Draw into ``window`` (opening one if needed) when a display exists; else print the text."""
+    """Draw into ``window`` (opening one if needed) when a display exists; else print the text, each
+    frame followed by a blank line so that the tables printed one after another stay apart."""
     if window is None and display_available():
         try:
             window = TableWindow()
@@ -58,5 +59,5 @@ def show_or_print(
             return window
         except Exception:  # noqa: BLE001 - the window was closed or drawing failed: text from now on
             window.close()
-    print(text())
+    print(text(), end="\n\n")
     return None

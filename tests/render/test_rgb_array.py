@@ -105,15 +105,15 @@ def _played(game: str, render_mode: str):
 
 @pytest.mark.parametrize("game", ["quatro", "kwartet", "cuatrola"])
 def test_human_mode_without_a_display_prints_the_text_table(game, monkeypatch, capsys):
-    """Without a display, "human" prints what "ansi" returns (the last tick's events included), with a blank
-    line between Quatro's frames."""
+    """Without a display, "human" prints what "ansi" returns (the last tick's events included), each frame
+    followed by a blank line in every game (only Quatro's were, so the companions' tables ran together)."""
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     env = _played(game, "human")
     capsys.readouterr()
     assert env.render() is None
     text = _played(game, "ansi").render()
-    assert capsys.readouterr().out == text + ("\n\n" if game == "quatro" else "\n")
+    assert capsys.readouterr().out == text + "\n\n"
     if game == "quatro":
         assert "seat 0 floor_taken" in text
 
@@ -168,3 +168,12 @@ def test_human_mode_with_a_display_draws_into_a_window(game, monkeypatch):
     assert all(np.array_equal(p, picture) for p in shown)
     env.close()
     assert shown[-1] == "closed"
+
+
+@pytest.mark.parametrize("make", [quatro_v0.parallel_env, kwartet_v0.env, cuatrola_v0.env])
+def test_render_without_a_render_mode_warns_and_draws_nothing(make):
+    """Gymnasium's convention, in every game (Quatro's returned None without a word)."""
+    env = make()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert env.render() is None
