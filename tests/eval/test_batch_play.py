@@ -92,6 +92,7 @@ def test_a_line_up_names_a_bots_options_as_the_harness_does():
     ],
 )
 def test_bad_input_is_refused_by_name(kwargs, message):
+    kwargs = dict(kwargs)  # the parameter is shared: popping from it failed a second run in one process
     with pytest.raises(ValueError, match=message):
         play_lineup(kwargs.pop("policies"), **kwargs)
 
