@@ -28,6 +28,7 @@ from quatro_env.play.cli import LIVE_DEFAULTS  # noqa: E402
 from quatro_env.play.server import create_app  # noqa: E402
 from quatro_env.play.table import LiveTable  # noqa: E402
 from quatro_env.quatro.config import QuatroConfig  # noqa: E402
+from quatro_env.quatro.engine import Phase  # noqa: E402
 from quatro_env.replay import load  # noqa: E402
 from quatro_env.replay.html import write_html  # noqa: E402
 from tests.web.browser import ServerThread, launch_browser, start_playwright  # noqa: E402
@@ -120,8 +121,10 @@ def shot_live(page, out: Path) -> None:
 def rgb_frame(out: Path) -> None:
     env = quatro_v0.parallel_env(render_mode="rgb_array", bot_seats=(1, 2, 3), bot_policy="honest")
     env.reset(seed=3)
-    for _ in range(40):
+    for _ in range(400):  # into the play phase, on a tick where the bots exchanged (the events strip)
         env.step({"player_0": 0})
+        if env.engine.phase == Phase.PLAY and sum(e.kind == "exchange" for e in env.last_tick.events) >= 2:
+            break
     Image.fromarray(env.render()).save(out / "rgb_array.png")
 
 

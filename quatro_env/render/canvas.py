@@ -79,6 +79,10 @@ class Canvas:
     def text(self, xy, text: str, size: int = 14, fill=INK, bold: bool = False, anchor: str = "la") -> None:
         self.draw.text(xy, text, font=font(size, bold), fill=fill, anchor=anchor)
 
+    def text_width(self, text: str, size: int = 14, bold: bool = False) -> float:
+        """How many pixels ``text`` takes in :meth:`text`'s font."""
+        return self.draw.textlength(text, font=font(size, bold))
+
     def card(self, x: int, y: int, label: str | None, w: int = 34, h: int = 46, highlight=None) -> None:
         """A card face with its label (red for hearts and diamonds), or a back when ``label`` is None."""
         outline = highlight or (80, 80, 80)

@@ -52,7 +52,30 @@ def draw_frame(frame: dict, width: int = WIDTH, height: int = HEIGHT) -> np.ndar
         frame["seats"], seat_positions(n, width / 2, height / 2 + 10, 300, 205), strict=True
     ):
         _draw_seat(c, frame, seat, x - _SEAT_W // 2, y - _SEAT_H // 2)
+    for k, line in enumerate(_event_lines(c, frame.get("events", ()), width - 20)):
+        c.text((10, height - 30 + 14 * k), line, 11)
     return c.array()
+
+
+def _event_lines(c: Canvas, events: Sequence[str], room: int, lines: int = 2) -> list[str]:
+    """The tick's events in at most ``lines`` lines of ``room`` pixels, below the table (what a video of
+    the table would otherwise lose: who exchanged what, who pulsed, who called); what does not fit is
+    counted on the last line."""
+    out: list[str] = []
+    line = ""
+    for k, text in enumerate(events):
+        joined = f"{line}  ·  {text}" if line else text
+        if c.text_width(joined, 11) <= room:
+            line = joined
+            continue
+        if len(out) + 1 == lines or not line:  # the last line, or one event wider than a line
+            rest = f"  … +{len(events) - k} more"
+            while line and c.text_width(line + rest, 11) > room:
+                line = line[:-1]
+            return [*out, line + rest]
+        out.append(line)
+        line = text
+    return [*out, line] if line else out
 
 
 def _draw_seat(c: Canvas, frame: dict, s: dict, x: int, y: int) -> None:

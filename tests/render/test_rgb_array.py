@@ -177,3 +177,37 @@ def test_render_without_a_render_mode_warns_and_draws_nothing(make):
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert env.render() is None
+
+
+def _bare_frame(**extra):
+    seat = dict(quartet=False, connected=True, ready=True, floor=False, emoji=None, pulse=None)
+    seat.update(pulse_age=None, exchange_wait=0, floor_wait=0, hand=["A", "K", "Q", "J"])
+    frame = dict(tick=3, round=1, phase="play", phase_left=10, scores=[0, 0], signs=[None, None])
+    frame.update(center=["A", "K", "Q", "J"], call=None, **extra)
+    frame["seats"] = [{"seat": s, "team": s % 2, **seat} for s in range(4)]
+    return frame
+
+
+def test_the_picture_writes_the_ticks_events_below_the_table():
+    """A video of the table shows what happened in each tick (who exchanged, pulsed, called): the
+    frame's event lines are written in a strip below the seats, and nowhere else."""
+    plain = draw_frame(_bare_frame())
+    with_events = draw_frame(_bare_frame(events=["seat 1 exchange center_slot=0 taken=J♥ placed=Q♥"]))
+    rows = np.flatnonzero((plain != with_events).any(axis=(1, 2)))
+    assert rows.size and rows.min() >= plain.shape[0] - 30
+
+
+def test_event_lines_fit_two_lines_and_count_what_does_not_fit():
+    from quatro_env.render.canvas import Canvas
+    from quatro_env.render.quatro import _event_lines
+
+    canvas = Canvas(800, 600)
+    events = [f"seat {k % 4} exchange center_slot={k % 4} taken=10♥ placed=K♣" for k in range(12)]
+    lines = _event_lines(canvas, events, 780)
+    assert len(lines) == 2 and all(canvas.text_width(line, 11) <= 780 for line in lines)
+    shown = sum(line.count("exchange") for line in lines)
+    assert lines[-1].endswith(f"… +{12 - shown} more") and 0 < shown < 12
+    assert _event_lines(canvas, events[:2], 780) == ["  ·  ".join(events[:2])]
+    assert _event_lines(canvas, [], 780) == []
+    wide = ["x" * 400]  # one event wider than a line is cut and counted
+    assert _event_lines(canvas, wide, 780)[0].endswith("… +1 more")
