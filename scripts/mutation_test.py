@@ -62,6 +62,11 @@ TARGETS = {
         ["quatro_env/bots/base.py", "quatro_env/bots/basic.py", "quatro_env/bots/signalling.py"],
         ["tests/eval/test_bots.py", "tests/eval/test_secrecy_bots.py", "tests/eval/test_partner_play.py"],
     ),
+    # scripted positions (Q31): reset options checked before anything changes, then applied
+    "positions": (
+        ["quatro_env/quatro/positions.py", "quatro_env/quatro/scripted.py"],
+        ["tests/quatro/", "tests/test_bad_input.py", "tests/test_quatro_properties.py"],
+    ),
     # the secrecy yardstick's arithmetic (issue 18): the matched AUCs and their bootstrap, the linear
     # probes, the per-team metrics and the Wilson interval; the GRU decoders (secrecy.py) are left out,
     # their fits take seconds per mutant
