@@ -19,6 +19,7 @@ from quatro_env.replay.views import engine_state, omniscient_frame
 
 WIDTH, HEIGHT = 800, 600
 _SEAT_W, _SEAT_H = 200, 104
+_EVENT_SIZE = 11  # the events strip's font size
 
 
 def draw_frame(frame: dict, width: int = WIDTH, height: int = HEIGHT) -> np.ndarray:
@@ -53,29 +54,35 @@ def draw_frame(frame: dict, width: int = WIDTH, height: int = HEIGHT) -> np.ndar
     ):
         _draw_seat(c, frame, seat, x - _SEAT_W // 2, y - _SEAT_H // 2)
     for k, line in enumerate(_event_lines(c, frame.get("events", ()), width - 20)):
-        c.text((10, height - 30 + 14 * k), line, 11)
+        c.text((10, height - 30 + 14 * k), line, _EVENT_SIZE)
     return c.array()
 
 
 def _event_lines(c: Canvas, events: Sequence[str], room: int, lines: int = 2) -> list[str]:
     """The tick's events in at most ``lines`` lines of ``room`` pixels, below the table (what a video of
-    the table would otherwise lose: who exchanged what, who pulsed, who called); what does not fit is
-    counted on the last line."""
+    the table would otherwise lose: who exchanged what, who pulsed, who called). An event wider than a
+    line is cut short ("…"); the events that find no line are counted on the last one ("(+3 more)")."""
     out: list[str] = []
     line = ""
     for k, text in enumerate(events):
         joined = f"{line}  ·  {text}" if line else text
-        if c.text_width(joined, 11) <= room:
+        if not line or c.text_width(joined, _EVENT_SIZE) <= room:
             line = joined
             continue
-        if len(out) + 1 == lines or not line:  # the last line, or one event wider than a line
-            rest = f"  … +{len(events) - k} more"
-            while line and c.text_width(line + rest, 11) > room:
-                line = line[:-1]
-            return [*out, line + rest]
-        out.append(line)
+        if len(out) + 1 == lines:
+            return [*out, _fit(c, line, f"  (+{len(events) - k} more)", room)]
+        out.append(_fit(c, line, "", room))
         line = text
-    return [*out, line] if line else out
+    return [*out, _fit(c, line, "", room)] if line else out
+
+
+def _fit(c: Canvas, text: str, tail: str, room: int) -> str:
+    """``text + tail`` in ``room`` pixels, ``text`` cut short with "…" if need be."""
+    if c.text_width(text + tail, _EVENT_SIZE) <= room:
+        return text + tail
+    while text and c.text_width(f"{text}…{tail}", _EVENT_SIZE) > room:
+        text = text[:-1]
+    return f"{text}…{tail}"
 
 
 def _draw_seat(c: Canvas, frame: dict, s: dict, x: int, y: int) -> None:

@@ -197,7 +197,7 @@ def test_the_picture_writes_the_ticks_events_below_the_table():
     assert rows.size and rows.min() >= plain.shape[0] - 30
 
 
-def test_event_lines_fit_two_lines_and_count_what_does_not_fit():
+def test_event_lines_fit_two_lines_cut_what_is_too_wide_and_count_what_does_not_fit():
     from quatro_env.render.canvas import Canvas
     from quatro_env.render.quatro import _event_lines
 
@@ -206,8 +206,9 @@ def test_event_lines_fit_two_lines_and_count_what_does_not_fit():
     lines = _event_lines(canvas, events, 780)
     assert len(lines) == 2 and all(canvas.text_width(line, 11) <= 780 for line in lines)
     shown = sum(line.count("exchange") for line in lines)
-    assert lines[-1].endswith(f"… +{12 - shown} more") and 0 < shown < 12
+    assert lines[-1].endswith(f"  (+{12 - shown} more)") and 0 < shown < 12
     assert _event_lines(canvas, events[:2], 780) == ["  ·  ".join(events[:2])]
     assert _event_lines(canvas, [], 780) == []
-    wide = ["x" * 400]  # one event wider than a line is cut and counted
-    assert _event_lines(canvas, wide, 780)[0].endswith("… +1 more")
+    wide = _event_lines(canvas, ["x" * 400, "seat 1 pulse emoji=🚀"], 780)  # cut, then the next line
+    assert wide[0].startswith("xxx") and wide[0].endswith("…") and canvas.text_width(wide[0], 11) <= 780
+    assert wide[1] == "seat 1 pulse emoji=🚀"
