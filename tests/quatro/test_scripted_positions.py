@@ -49,6 +49,7 @@ def _engine_with_ids():
         ({"phase": Phase.PLAY, "hands": "TWICE", "center": "CENTER"}, r"every card exactly once \(Q3\)"),
         ({"phase": Phase.SIGN, "signs": [24, None]}, r"signs \(an emoji index or None\)"),
         ({"phase": Phase.SIGN, "signs": [None, -1]}, r"signs \(an emoji index or None\)"),
+        ({"phase": Phase.SIGN, "scores": [-1, 0]}, "scores: -1 is outside"),
     ],
 )
 def test_q31_the_engine_refuses_a_position_by_field(position, match):
@@ -111,12 +112,18 @@ def test_q31_a_position_replaces_the_current_round_it_does_not_add_one():
         ({"phase": "play", "center": "CENTER"}, "hands: need 4 hands and a center together"),
         ({"phase": "sign", "center": "CENTER"}, "hands: need 4 hands and a center together"),
         ({"phase": "play", "hands": "SHORT", "center": "CENTER"}, r"exactly 4 cards \(Q4\)"),
+        (
+            {"phase": "play", "hands": "THREE", "center": "CENTER"},
+            r"hands \(one per seat, 4\): need 4 items",
+        ),
+        ({"phase": "play", "hands": "NOT A LIST", "center": "CENTER"}, r"hands\[1\]: must be a list, got 7"),
         ({"phase": "play", "hands": "HANDS", "center": "CENTER[:3]"}, r"exactly 4 cards \(Q4\)"),
     ],
 )
 def test_q31_reset_options_refuse_a_position_by_field(position, match):
     hands, center = neutral_position(4)
-    named = {"HANDS": hands, "SHORT": [hands[0][:3], *hands[1:]]}
+    named = {"HANDS": hands, "SHORT": [hands[0][:3], *hands[1:]], "THREE": hands[:3]}
+    named["NOT A LIST"] = [hands[0], 7, *hands[2:]]
     named |= {"CENTER": center, "CENTER[:3]": center[:3]}
     position = {k: named.get(v, v) for k, v in position.items()}
     env = make_env(4)
