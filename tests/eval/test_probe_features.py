@@ -1,6 +1,7 @@
-"""The linear probes' features (``eval/probe.py``, the cheap view beside Eve and Bob, issue 18), value by
-value on a scripted channel history: mutation testing found no test that read them, so a tracker that
-started a round at tick 1, or carried a round's pulse counts into the next, passed."""
+"""The linear probes (``eval/probe.py``, the cheap view beside Eve and Bob, issue 18): their features value
+by value on a scripted channel history, and the fit on synthetic matches. Mutation testing found no test
+that read either: a tracker that started a round at tick 1 or carried a round's pulse counts into the
+next passed, and so did a fit that returned no AUC at all."""
 
 from __future__ import annotations
 
@@ -91,3 +92,59 @@ def test_the_outsider_features_of_a_scripted_channel_history():
         "m0.pulses": 0.1, "m1.since_pulse": 1, "distinct": 1 / 24, "clock[0,4)": 1,
     }  # fmt: skip
     assert _row(out[1]) == {"m0.since_pulse": 1, "m1.since_pulse": 1, "quiet": 1 / CLIP, "clock[0,4)": 1}
+
+
+def _probe_data(groups_n: int = 10, seed: int = 0):
+    """Rows of ``groups_n`` matches, match g holding 2**g rows (so the held-out row count names the
+    held-out matches); column 0 is the label plus noise, column 1 noise alone, the stratum is the row's
+    index within its match modulo 4."""
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(groups_n), 2 ** np.arange(groups_n))
+    y = (rng.random(groups.size) < 0.4).astype(np.int64)
+    x = np.stack([y + rng.normal(0, 0.4, groups.size), rng.normal(0, 1, groups.size)], axis=1)
+    strata = np.concatenate([np.arange(2**g) % 4 for g in range(groups_n)])
+    return x, y, groups, strata
+
+
+def test_the_linear_probe_holds_out_whole_matches_and_scores_them():
+    """``fit_probe``: a seeded split by match (about 30 % of the matches held out, never a match on both
+    sides), a held-out AUC that reads an informative column and not a noise column, the time-matched AUC
+    on the held-out rows, and the held-out positive rate."""
+    from quatro_env.eval.probe import fit_probe, time_matched_auc
+
+    x, y, groups, strata = _probe_data()
+    result = fit_probe(x, y, groups, seed=0, strata=strata)
+    assert result.train_rows + result.test_rows == y.size
+    held_out = [g for g in range(10) if result.test_rows >> g & 1]  # sizes are powers of two
+    assert len(held_out) == 3  # round(0.3 * 10) whole matches
+    test = np.isin(groups, held_out)
+    assert result.test_positive_rate == pytest.approx(y[test].mean())
+    assert result.auc > 0.9 and result.time_matched_auc > 0.9
+    assert 2 <= len(result.fpr) == len(result.tpr) <= 101 and result.fpr[0] == 0 and result.fpr[-1] == 1
+    noise = fit_probe(x[:, 1:], y, groups, seed=0, strata=strata)
+    assert 0.35 < noise.auc < 0.65 and noise.test_rows == result.test_rows  # the same seed, the same split
+    assert 50 < len(noise.fpr) <= 101  # a long curve is thinned to about 100 points for the report
+    assert fit_probe(x, y, groups, seed=1, strata=strata).test_rows != result.test_rows
+    assert fit_probe(x, y, groups, test_fraction=0.5, seed=0).test_rows.bit_count() == 5
+    default = fit_probe(x, y, groups)  # seed 0 by default; no strata, no matched AUC
+    assert default.test_rows == result.test_rows and default.time_matched_auc is None
+    # the stratum alone: the plain AUC reads it, the time-matched one gives it exactly one half
+    by_stratum = (strata == 0).astype(np.int64)
+    clock = fit_probe(strata[:, None].astype(float) == 0, by_stratum, groups, seed=0, strata=strata)
+    assert clock.auc == 1.0 and clock.time_matched_auc is None  # no stratum holds both classes
+    mixed = np.where(strata == 0, y, 0)
+    scores = (strata == 0).astype(float)
+    assert time_matched_auc(mixed, scores, strata) == pytest.approx(0.5)
+
+
+def test_the_linear_probe_is_empty_without_both_classes_on_each_side():
+    from quatro_env.eval.probe import fit_probe
+
+    x, y, groups, strata = _probe_data()
+    for labels in (np.zeros_like(y), np.ones_like(y)):
+        empty = fit_probe(x, labels, groups, seed=0, strata=strata)
+        assert (empty.auc, empty.time_matched_auc, empty.fpr) == (None, None, [])
+        assert empty.test_positive_rate is None
+        assert empty.train_rows + empty.test_rows == y.size
+    one_match = fit_probe(x[groups == 9], y[groups == 9], groups[groups == 9], seed=0)
+    assert one_match.auc is None and one_match.test_rows == 512
