@@ -75,6 +75,12 @@ TARGETS = {
         ["quatro_env/eval/matched.py", "quatro_env/eval/probe.py", "quatro_env/common/stats.py"],
         ["tests/eval/test_secrecy.py", "tests/eval/test_probe_features.py"],
     ),
+    # what Eve and Bob are given (issue 18): the decoders' inputs cut from the observations, and the
+    # fixed card-counting readers
+    "readers": (
+        ["quatro_env/eval/decoder_inputs.py", "quatro_env/eval/readers.py"],
+        ["tests/eval/test_readers.py", "tests/eval/test_decoy_pairs.py", "tests/eval/test_secrecy.py"],
+    ),
     "replay": (
         ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
         ["tests/replay/", "tests/test_bad_input.py"],
