@@ -73,7 +73,7 @@ TARGETS = {
     # the GRU decoders (secrecy.py) are left out, their fits take seconds per mutant
     "metrics": (
         ["quatro_env/eval/matched.py", "quatro_env/eval/probe.py", "quatro_env/common/stats.py"],
-        ["tests/eval/test_secrecy.py", "tests/eval/test_probe_features.py"],
+        ["tests/eval/test_secrecy.py", "tests/eval/test_probe_features.py", "tests/test_wilson_interval.py"],
     ),
     # what Eve and Bob are given (issue 18): the decoders' inputs cut from the observations, and the
     # fixed card-counting readers

@@ -125,6 +125,8 @@ def test_the_linear_probe_holds_out_whole_matches_and_scores_them():
     assert 0.35 < noise.auc < 0.65 and noise.test_rows == result.test_rows  # the same seed, the same split
     assert 50 < len(noise.fpr) <= 101  # a long curve is thinned to about 100 points for the report
     assert fit_probe(x, y, groups, seed=1, strata=strata).test_rows != result.test_rows
+    for seed in range(2, 12):  # three distinct matches whatever the seed (drawn without replacement)
+        assert fit_probe(x, y, groups, seed=seed).test_rows.bit_count() == 3
     assert fit_probe(x, y, groups, test_fraction=0.5, seed=0).test_rows.bit_count() == 5
     default = fit_probe(x, y, groups)  # seed 0 by default; no strata, no matched AUC
     assert default.test_rows == result.test_rows and default.time_matched_auc is None
@@ -143,8 +145,11 @@ def test_the_linear_probe_is_empty_without_both_classes_on_each_side():
     x, y, groups, strata = _probe_data()
     for labels in (np.zeros_like(y), np.ones_like(y)):
         empty = fit_probe(x, labels, groups, seed=0, strata=strata)
-        assert (empty.auc, empty.time_matched_auc, empty.fpr) == (None, None, [])
+        assert (empty.auc, empty.time_matched_auc, empty.fpr, empty.tpr) == (None, None, [], [])
         assert empty.test_positive_rate is None
         assert empty.train_rows + empty.test_rows == y.size
+    held_out = np.isin(groups, [g for g in range(10) if fit_probe(x, y, groups).test_rows >> g & 1])
+    for side in (held_out, ~held_out):  # quartets on one side of the split only: nothing to fit or score
+        assert fit_probe(x, np.where(side, y, 0), groups).auc is None
     one_match = fit_probe(x[groups == 9], y[groups == 9], groups[groups == 9], seed=0)
     assert one_match.auc is None and one_match.test_rows == 512
