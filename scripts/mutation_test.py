@@ -79,7 +79,12 @@ TARGETS = {
     # fixed card-counting readers
     "readers": (
         ["quatro_env/eval/decoder_inputs.py", "quatro_env/eval/readers.py"],
-        ["tests/eval/test_readers.py", "tests/eval/test_decoy_pairs.py", "tests/eval/test_secrecy.py"],
+        [
+            "tests/eval/test_readers.py",
+            "tests/eval/test_decoy_pairs.py",
+            "tests/eval/test_ending_calls.py",
+            "tests/eval/test_secrecy.py",
+        ],
     ),
     "replay": (
         ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
