@@ -79,6 +79,7 @@ def test_the_outsider_features_of_a_scripted_channel_history():
     ]  # fmt: skip
     for k, (events, floors, expected, sign_row) in enumerate(steps):
         out, sign_rows = tracker.update(FLOORS[floors], events, signs)
+        assert out.dtype == sign_rows.dtype == np.float32  # the rows of a few hundred matches stay small
         assert _row(out[0]) == expected, f"tick {k}"
         assert sign_rows[0].tolist() == sign_row, f"tick {k}"
         assert sign_rows[1].tolist() == [0, 0, 0, 0]  # team 1 has no sign to read
@@ -124,6 +125,12 @@ def test_the_linear_probe_holds_out_whole_matches_and_scores_them():
     noise = fit_probe(x[:, 1:], y, groups, seed=0, strata=strata)
     assert 0.35 < noise.auc < 0.65 and noise.test_rows == result.test_rows  # the same seed, the same split
     assert 50 < len(noise.fpr) <= 101  # a long curve is thinned to about 100 points for the report
+    for curve in (noise.fpr, noise.tpr):  # from (0, 0) to (1, 1), rounded to 4 places
+        assert curve[0] == 0 and curve[-1] == 1 and curve == sorted(curve) and 0 < curve[len(curve) // 2] < 1
+        assert all(isinstance(v, float) and v == round(v, 4) for v in curve)
+        assert any(v != round(v, 3) for v in curve)
+    two = groups >= 8  # two matches: one to fit, one to score
+    assert fit_probe(x[two], y[two], groups[two], seed=0).auc is not None
     assert fit_probe(x, y, groups, seed=1, strata=strata).test_rows != result.test_rows
     for seed in range(2, 12):  # three distinct matches whatever the seed (drawn without replacement)
         assert fit_probe(x, y, groups, seed=seed).test_rows.bit_count() == 3
