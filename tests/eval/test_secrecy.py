@@ -431,6 +431,14 @@ def test_ablation_groups_zero_exactly_their_fields_and_leave_bob_his_extra():
         assert not cut.ledger[k].any()  # the ledger counts exchanges: it goes with them
         assert no_channel.ledger[k] is data.ledger[k]
         assert not cut.counted[k].any() and no_channel.counted[k] is data.counted[k]  # so do the card counts
+    # the views the yardstick chooses among are these cuts (``all`` is the data itself)
+    assert S.in_view(data, "all") is data
+    for name, same in (("no channel", no_channel), ("neither", cut)):
+        view = S.in_view(data, name)
+        assert all(np.array_equal(a, b) for a, b in zip(view.eve, same.eve, strict=True))
+    # a record made without views adds nothing, wherever it stands in the list
+    plain = runner.play(1, 3)
+    assert len(S.decoder_data([plain, runner.play(0, 2, record_views=True)], 0, 4).eve) == len(data.eve)
 
 
 def test_pair_weights_weigh_each_stratums_pairs_and_nothing_else():
