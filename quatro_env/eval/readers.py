@@ -30,7 +30,9 @@ def kept_copies(eve: np.ndarray, num_players: int) -> np.ndarray:
     change = per_seat("taken").astype(np.int64) - per_seat("placed").astype(np.int64)
     kept = np.cumsum(change, axis=0)
     for t in np.flatnonzero(eve[:, off["table.reshuffled"]]):  # the hands were dealt again at tick t
-        kept[t:] -= kept[t] - change[t]  # count again from this tick's own exchanges
+        # count again from nothing: every exchange shown in that tick came before the re-deal (an
+        # exchange resolved after it finds every center slot changed, Q14), as the bots count
+        kept[t:] -= kept[t]
     return kept
 
 

@@ -64,3 +64,53 @@ def test_the_hand_counter_also_rules_out_the_values_in_the_partner_s_hand_and_ne
     eve_count = np.concatenate([R.card_count(e, 4) for e in data.eve])
     hand = np.concatenate([R.hand_card_count(e, x, 4) for e, x in zip(data.eve, data.extra, strict=True)])
     assert (hand <= eve_count).all() and (hand < eve_count).any()
+
+
+def _rows(*ticks) -> np.ndarray:
+    """One observation row per tick, each a list of (field, index) set to 1 (Eve's egocentric view)."""
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(4)
+    out = np.zeros((len(ticks), enc.obs_dim), np.uint8)
+    for t, fields in enumerate(ticks):
+        for field, i in fields:
+            out[t, enc.offsets[field] + i] = 1
+    return out
+
+
+def test_the_ledger_counts_again_from_a_reshuffle():
+    """Q20: a reshuffle deals every hand again, so what a seat took before it says nothing of its new hand,
+    and neither do the reshuffle tick's own exchanges: every exchange shown in that tick came before the
+    re-deal (one resolved after it finds every center slot changed, Q14). The count starts again after
+    that tick, as the bots' counters do (``test_counter_learns_nothing_from_a_reshuffle_tick_s_exchanges``);
+    it kept the tick's exchanges."""
+    take2, take4 = [("seat[3].taken", 2)], [("seat[3].taken", 4)]
+    eve = _rows(take2, take2, take4 + [("table.reshuffled", 0)], take4, [])
+    kept = R.kept_copies(eve, 4)[:, 3]  # [ticks, values] of the member
+    assert kept[:, 2].tolist() == [1, 2, 0, 0, 0]
+    assert kept[:, 4].tolist() == [0, 0, 0, 1, 1]
+    assert R.card_count(eve, 4).tolist() == [1, 2, 0, 1, 1]
+    assert (R.kept_copies(eve, 4)[:, :3] == 0).all()  # nobody else took anything
+
+
+def test_a_copy_in_the_center_and_one_in_eves_hand_both_rule_a_value_out():
+    v = 5
+    eve = _rows([("seat[3].taken", 2)], [("table.center", 2), ("self.hand", v + 2)])
+    unseen = R.unseen_values(eve, 4)
+    assert unseen[0, 3, 2] and not unseen[1, 3, 2]
+    assert R.card_count(eve, 4).tolist() == [1, 0]
+
+
+def test_the_keyed_feature_flags_exactly_the_rows_whose_last_pulse_is_the_sign():
+    """``keyed_features`` row by row: 1 where a seat's last pulse is the team sign held in the partner's
+    private block, 0 where it is another emoji or nothing; never where the block holds no sign."""
+    from quatro_env.quatro.encoding import ObservationEncoder, make_blocks
+
+    enc = ObservationEncoder(4)
+    eve = _rows([("seat[3].pulse_emoji", 7)], [("seat[3].pulse_emoji", 8)], [], [("seat[1].pulse_emoji", 7)])
+    extra = np.zeros((4, make_blocks(4)[0].size), np.uint8)
+    extra[:, enc.offsets["self.sign"] + 7] = 1
+    keyed = R.keyed_features(eve, extra, 4)
+    assert keyed.dtype == np.uint8 and keyed.shape == (4, 4)
+    assert keyed.tolist() == [[0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0]]
+    assert not R.keyed_features(eve, np.zeros_like(extra), 4).any()
