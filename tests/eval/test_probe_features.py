@@ -160,3 +160,21 @@ def test_the_linear_probe_is_empty_without_both_classes_on_each_side():
         assert fit_probe(x, np.where(side, y, 0), groups).auc is None
     one_match = fit_probe(x[groups == 9], y[groups == 9], groups[groups == 9], seed=0)
     assert one_match.auc is None and one_match.test_rows == 512
+
+
+def test_a_silent_floor_is_activity_a_re_take_hides_the_old_sign_and_pulse_counts_stop_at_ten():
+    """Holding the floor without a gesture is not quiet; a member that pulsed the sign, released and took
+    the floor again is not showing it until it pulses it again; the partner's (member 1's) sign has its
+    own columns; the pulse count is clipped at ten."""
+    tracker = ChannelTracker(4)
+    signs = [5, None]
+    floors = [True, False, True, False]  # both members of team 0 hold the floor
+    tracker.update(floors, [_ev("floor_taken", 0), _ev("floor_taken", 2), _ev("pulse", 2, emoji=5)], signs)
+    out, sign_rows = tracker.update(floors, [], signs)  # held in silence
+    assert _row(out[0]).get("quiet", 0) == 0 and sign_rows[0].tolist() == [0, 0, 1, 0]
+    tracker.update([True, False, False, False], [_ev("floor_released", 2)], signs)
+    out, sign_rows = tracker.update(floors, [_ev("floor_taken", 2)], signs)
+    assert sign_rows[0].tolist() == [0, 0, 0, 0]  # the sign it showed before the release is gone
+    for _ in range(11):
+        out, _ = tracker.update(floors, [_ev("pulse", 0, emoji=9)], signs)
+    assert _row(out[0])["m0.pulses"] == 1.0

@@ -162,6 +162,35 @@ def test_weighted_time_matched_auc_equals_the_probes_and_the_clock_scores_one_ha
     assert S.weighted_time_matched_auc(y, clock_only, tick, ones)[0] == pytest.approx(0.5)
 
 
+def test_the_weighted_auc_scores_each_bootstrap_draw_apart_and_its_edge_cases():
+    """Each row of ``weights`` (a bootstrap draw) gets its own AUC, the AUC of the rows repeated as
+    often as the draw says; one pair is enough for an AUC; no pair gives NaN; scores within 1e-6 tie;
+    0/1 labels read as booleans (as indices they would pick rows 0 and 1)."""
+    rng = np.random.default_rng(4)
+    y = rng.random(400) < 0.3
+    tick = rng.integers(0, 6, 400)
+    scores = np.round(y * 0.4 + rng.random(400), 1)  # many ties: they count a half
+    draws = rng.integers(0, 3, (3, 400)).astype(float)
+    each = S.weighted_time_matched_auc(y, scores, tick, draws)
+    for d in range(3):
+        rows = np.repeat(np.arange(400), draws[d].astype(int))
+        alone = time_matched_auc(y[rows].astype(int), scores[rows], tick[rows])
+        assert each[d] == pytest.approx(alone, abs=1e-9)
+    one, pair, apart = np.ones((1, 2)), np.array([True, False]), np.array([0.9, 0.1])
+    assert S.weighted_time_matched_auc(pair, apart, np.zeros(2), one)[0] == 1
+    assert np.isnan(S.weighted_time_matched_auc(pair, apart, np.arange(2), one)[0])
+    close = np.array([0.1 + 3e-7, 0.1])  # a float32 step apart: the same score
+    assert S.weighted_time_matched_auc(pair, close, np.zeros(2), one)[0] == 0.5
+    assert time_matched_auc(np.array([1, 0]), close, np.zeros(2)) == 0.5
+    as_ints = S.weighted_time_matched_auc(y.astype(np.int64), scores, tick, np.ones((1, 400)))
+    assert as_ints[0] == pytest.approx(S.weighted_time_matched_auc(y, scores, tick, np.ones((1, 400)))[0])
+    assert S.matched_share(y.astype(np.int64), tick) == S.matched_share(y, tick)
+    assert np.array_equal(S.pair_weights(y.astype(np.int64), tick), S.pair_weights(y, tick))
+    spread = np.array([0.123456, 0.654321])
+    lo, hi = np.percentile(spread, [2.5, 97.5])
+    assert S.percentile_ci95(spread) == [round(lo, 4), round(hi, 4)] != [round(lo, 5), round(hi, 5)]
+
+
 def test_a_matched_auc_refuses_scores_that_are_not_finite():
     """A NaN score sorted above every holder: [nan, .2, .3, .1] for [1, 0, 1, 0] scored 1.0."""
     y, strata, ones = np.array([1, 0, 1, 0], bool), np.zeros(4, np.int64), np.ones((1, 4))
