@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import quatro_env
+from quatro_env.quatro.cards import assign_suits
 from quatro_env.quatro.engine import Phase
 from tests.quatro.helpers import make_env, neutral_position, values
 
@@ -19,19 +20,9 @@ def _engine_with_ids():
     """A fresh 4-player engine and a neutral position as card ids (hands, center)."""
     env = make_env(4)
     env.reset(seed=0)
-    engine = env.engine
     hands, center = neutral_position(4)
-    ids = list(range(20))  # value v's copies are ids 4v..4v+3: hand out each value's next copy
-    taken = [0] * 5
-    as_ids = []
-    for group in [*hands, center]:
-        row = []
-        for v in group:
-            row.append(4 * v + taken[v])
-            taken[v] += 1
-        as_ids.append(row)
-    assert sorted(c for row in as_ids for c in row) == ids
-    return engine, as_ids[:4], as_ids[4]
+    *hands, center = assign_suits([*hands, center], 4)  # each value's copies numbered in order
+    return env.engine, hands, center
 
 
 @pytest.mark.parametrize(
