@@ -137,7 +137,8 @@ def test_the_linear_probe_holds_out_whole_matches_and_scores_them():
     assert fit_probe(x, y, groups, test_fraction=0.5, seed=0).test_rows.bit_count() == 5
     default = fit_probe(x, y, groups)  # seed 0 by default; no strata, no matched AUC
     assert default.test_rows == result.test_rows and default.time_matched_auc is None
-    # the stratum alone: the plain AUC reads it, the time-matched one gives it exactly one half
+    # the stratum alone: the plain AUC reads it; the time-matched AUC finds no pair when the stratum
+    # decides the label (None), and scores a stratum-only score exactly one half where pairs exist
     by_stratum = (strata == 0).astype(np.int64)
     clock = fit_probe(strata[:, None].astype(float) == 0, by_stratum, groups, seed=0, strata=strata)
     assert clock.auc == 1.0 and clock.time_matched_auc is None  # no stratum holds both classes
