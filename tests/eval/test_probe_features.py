@@ -18,7 +18,7 @@ def _ev(kind: str, seat: int, **data):
 
 
 def _row(row: np.ndarray) -> dict[str, float]:
-    """Team 0's non-zero features by name."""
+    """A team's row: its non-zero features by name."""
     return {name: pytest.approx(float(v)) for name, v in zip(OUTSIDER_NAMES, row, strict=True) if v}
 
 

@@ -9,33 +9,35 @@ from quatro_env.eval import readers as R
 from tests.eval.helpers import honest_vs_counter
 
 
+def _rows(*ticks) -> np.ndarray:
+    """One observation row per tick, each a list of (field, index) set to 1 (Eve's egocentric view)."""
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(4)
+    out = np.zeros((len(ticks), enc.obs_dim), np.uint8)
+    for t, fields in enumerate(ticks):
+        for field, i in fields:
+            out[t, enc.offsets[field] + i] = 1
+    return out
+
+
 def test_the_card_counter_rules_out_a_value_eve_sees_elsewhere():
     """``card_count`` on rows written field by field: the member (seat 3 of Eve's view) takes two
     copies of value 2; a copy of 2 in the center, in Eve's hand or kept by another seat rules the value
     out; a placed copy lowers the count."""
-    from quatro_env.quatro.encoding import ObservationEncoder
-
-    enc = ObservationEncoder(4)
-    off, v = enc.offsets, 5
-
-    def rows(*events):  # one row per tick, each a list of (field, index) set to 1
-        out = np.zeros((len(events), enc.obs_dim), np.uint8)
-        for t, fields in enumerate(events):
-            for field, i in fields:
-                out[t, off[field] + i] = 1
-        return out
+    v = 5  # card values at 4 players
 
     take2 = [("seat[3].taken", 2)]
-    assert R.card_count(rows(take2, take2, []), 4).tolist() == [1, 2, 2]
-    assert R.card_count(rows(take2, take2, [("table.center", 1 * v + 2)]), 4).tolist() == [1, 2, 0]
-    assert R.card_count(rows(take2, take2, [("self.hand", 3 * v + 2)]), 4).tolist() == [1, 2, 0]
-    assert R.card_count(rows(take2, take2 + [("seat[1].taken", 2)]), 4).tolist() == [1, 0]
-    assert R.card_count(rows(take2, take2, [("seat[3].placed", 2)]), 4).tolist() == [1, 2, 1]
+    assert R.card_count(_rows(take2, take2, []), 4).tolist() == [1, 2, 2]
+    assert R.card_count(_rows(take2, take2, [("table.center", 1 * v + 2)]), 4).tolist() == [1, 2, 0]
+    assert R.card_count(_rows(take2, take2, [("self.hand", 3 * v + 2)]), 4).tolist() == [1, 2, 0]
+    assert R.card_count(_rows(take2, take2 + [("seat[1].taken", 2)]), 4).tolist() == [1, 0]
+    assert R.card_count(_rows(take2, take2, [("seat[3].placed", 2)]), 4).tolist() == [1, 2, 1]
     # another value seen elsewhere does not matter
-    assert R.card_count(rows(take2, take2 + [("table.center", 4)]), 4).tolist() == [1, 2]
+    assert R.card_count(_rows(take2, take2 + [("table.center", 4)]), 4).tolist() == [1, 2]
 
     # where a decoy can stand: the values of which Eve sees no copy outside the member's collection
-    unseen = R.unseen_values(rows(take2, [("table.center", 0), ("self.hand", v + 1)]), 4)
+    unseen = R.unseen_values(_rows(take2, [("table.center", 0), ("self.hand", v + 1)]), 4)
     assert unseen.shape == (2, 4, v) and not unseen[:, 0].any()  # never Eve herself
     assert unseen[0, 3].tolist() == [True] * v  # nothing seen yet
     assert unseen[1, 3].tolist() == [False, False, True, True, True]  # 0 in the center, 1 in her hand
@@ -64,18 +66,6 @@ def test_the_hand_counter_also_rules_out_the_values_in_the_partner_s_hand_and_ne
     eve_count = np.concatenate([R.card_count(e, 4) for e in data.eve])
     hand = np.concatenate([R.hand_card_count(e, x, 4) for e, x in zip(data.eve, data.extra, strict=True)])
     assert (hand <= eve_count).all() and (hand < eve_count).any()
-
-
-def _rows(*ticks) -> np.ndarray:
-    """One observation row per tick, each a list of (field, index) set to 1 (Eve's egocentric view)."""
-    from quatro_env.quatro.encoding import ObservationEncoder
-
-    enc = ObservationEncoder(4)
-    out = np.zeros((len(ticks), enc.obs_dim), np.uint8)
-    for t, fields in enumerate(ticks):
-        for field, i in fields:
-            out[t, enc.offsets[field] + i] = 1
-    return out
 
 
 def test_the_ledger_counts_again_from_a_reshuffle():

@@ -57,15 +57,19 @@ def test_quatro_picture_shows_the_floor_being_taken():
     assert changed_below_header[:, 0].min() > 400  # only seat 0's box, at the bottom of the picture
 
 
-def test_draw_frame_hides_what_a_seat_frame_hides():
-    """A seat's frame draws hidden hands as card backs: no face label for a None card."""
+def _bare_frame(hands=(["A", "K", "Q", "J"],) * 4, **extra) -> dict:
+    """A 4-player display frame in play: every seat idle, ``hands[s]`` its hand (None: hidden)."""
     seat = dict(quartet=False, connected=True, ready=True, floor=False, emoji=None, pulse=None)
     seat.update(pulse_age=None, exchange_wait=0, floor_wait=0)
-    hands = [["A", "K", "Q", "J"], None, None, None]
     frame = dict(tick=3, round=1, phase="play", phase_left=10, scores=[0, 0], signs=[None, None])
-    frame.update(center=["A", "K", "Q", "J"], call=None)
+    frame.update(center=["A", "K", "Q", "J"], call=None, **extra)
     frame["seats"] = [{"seat": s, "team": s % 2, "hand": hands[s], **seat} for s in range(4)]
-    picture = draw_frame(frame)
+    return frame
+
+
+def test_draw_frame_hides_what_a_seat_frame_hides():
+    """A seat's frame draws hidden hands as card backs: no face label for a None card."""
+    picture = draw_frame(_bare_frame(hands=[["A", "K", "Q", "J"], None, None, None]))
     backs = (picture == np.array([57, 73, 171], np.uint8)).all(axis=2).sum()
     assert backs > 3 * 4 * 500  # three hidden hands of four backs
 
@@ -177,15 +181,6 @@ def test_render_without_a_render_mode_warns_and_draws_nothing(make):
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert env.render() is None
-
-
-def _bare_frame(**extra):
-    seat = dict(quartet=False, connected=True, ready=True, floor=False, emoji=None, pulse=None)
-    seat.update(pulse_age=None, exchange_wait=0, floor_wait=0, hand=["A", "K", "Q", "J"])
-    frame = dict(tick=3, round=1, phase="play", phase_left=10, scores=[0, 0], signs=[None, None])
-    frame.update(center=["A", "K", "Q", "J"], call=None, **extra)
-    frame["seats"] = [{"seat": s, "team": s % 2, **seat} for s in range(4)]
-    return frame
 
 
 def test_the_picture_writes_the_ticks_events_below_the_table():
