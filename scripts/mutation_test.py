@@ -86,6 +86,25 @@ TARGETS = {
             "tests/eval/test_secrecy.py",
         ],
     ),
+    # files people share (hardening): the safe checkpoint loader and its payload checks, the config
+    # files' reader and overrides, and the strict value checks they all use
+    "files": (
+        [
+            "baselines/checkpoint_io.py",
+            "baselines/payload_checks.py",
+            "quatro_env/common/configs.py",
+            "quatro_env/common/overrides.py",
+            "quatro_env/common/yaml_text.py",
+            "quatro_env/common/strict.py",
+        ],
+        [
+            "tests/security/",
+            "tests/test_bad_input.py",
+            "tests/baselines/test_bad_files.py",
+            "tests/baselines/test_bad_input.py",
+            "tests/baselines/test_league_bad_input.py",
+        ],
+    ),
     "replay": (
         ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
         ["tests/replay/", "tests/test_bad_input.py"],
@@ -101,7 +120,7 @@ def settings(target: str) -> str:
     table = {
         "source_paths": mutate,
         "pytest_add_cli_args_test_selection": tests,
-        "also_copy": ["quatro_env/", "docs/", "README.md", "configs/", "scripts/"],
+        "also_copy": ["quatro_env/", "baselines/", "docs/", "README.md", "configs/", "scripts/"],
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-x", "-q"],
     }
     return "\n[tool.mutmut]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
