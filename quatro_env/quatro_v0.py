@@ -1,8 +1,9 @@
 """Quatro, version 0 (PettingZoo's versioned-module convention).
 
-``parallel_env(**config)`` is the native ParallelEnv; ``env(**config)`` is its AEC version through
-PettingZoo's conversion (in the AEC version an agent's action waits until every agent has acted,
-but it is judged at once: see ``quatro/aec.py``).
+``parallel_env(**config)`` is the native ParallelEnv; ``raw_env(**config)`` is its AEC version (in
+the AEC version an agent's action waits until every agent has acted, but it is judged at once: see
+``quatro/aec.py``), and ``env(**config)`` that AEC env inside PettingZoo's ``OrderEnforcingWrapper``,
+as PettingZoo's parallel-first environments and the companion games arrange them.
 ``max_cycles=N`` (PettingZoo's convention) truncates every agent after N ticks, through
 :class:`~quatro_env.common.wrappers.MaxCyclesParallel`.
 """
@@ -28,9 +29,10 @@ def parallel_env(
     return table if max_cycles is None else MaxCyclesParallel(table, max_cycles)
 
 
+def raw_env(render_mode: str | None = None, max_cycles: int | None = None, **config: Any) -> QuatroAECEnv:
+    """The AEC env without wrappers (it checks its own actions: an illegal one raises by name)."""
+    return QuatroAECEnv(parallel_env(render_mode=render_mode, max_cycles=max_cycles, **config))
+
+
 def env(render_mode: str | None = None, max_cycles: int | None = None, **config: Any) -> AECEnv:
-    table = parallel_env(render_mode=render_mode, max_cycles=max_cycles, **config)
-    return OrderEnforcingWrapper(QuatroAECEnv(table))
-
-
-raw_env = parallel_env
+    return OrderEnforcingWrapper(raw_env(render_mode=render_mode, max_cycles=max_cycles, **config))
