@@ -14,8 +14,10 @@ one value and gave none back is a quartet away; a seat that keeps showing one em
 * ``exchanges[r]``: exchanges seat ``r`` made this round;
 * ``pulses[r, e]``: times seat ``r``'s pulse showed emoji ``e`` this round;
 
-cleared when a new round deals (the sign phase), a seat's row of ``net`` when its hand is replaced
-(Q5 notice), everything where an episode starts. Its features per seat, in the observer's egocentric
+cleared when a new round deals (the sign phase), ``net`` when a reshuffle deals every hand again (Q20:
+the reshuffle tick's own exchanges came before the re-deal, so it starts from nothing after that tick,
+as the bots' counters and the yardstick's ``eval.readers.kept_copies`` do), a seat's row of ``net``
+when its hand is replaced (Q5 notice), everything where an episode starts. Its features per seat, in the observer's egocentric
 order, are value- and emoji-permutation invariant: the largest net count of one value (one-hot 0..4),
 exchanges, pulses, distinct emojis shown, and the share of its pulses that showed its last emoji.
 
@@ -61,6 +63,7 @@ class ExchangeLedger(nn.Module):
         for field in ("exchanged", "pulse_age", "hand_replaced"):
             self.register_buffer(field, cols(field, 1).squeeze(1), persistent=False)
         self.register_buffer("deal", torch.tensor(off["table.phase"] + SIGN_PHASE), persistent=False)
+        self.register_buffer("reshuffled", torch.tensor(off["table.reshuffled"]), persistent=False)
 
     def initial_state(self, batch: int, device: torch.device | str = "cpu") -> torch.Tensor:
         return torch.zeros(batch, self.state_dim, device=device)
@@ -79,12 +82,13 @@ class ExchangeLedger(nn.Module):
         pulsed = pulse * ((o[..., self.pulse_age] == 0).float().unsqueeze(-1))
         keep_round = 1.0 - o[..., self.deal].reshape(steps, batch, 1, 1)
         keep_hand = 1.0 - o[..., self.hand_replaced].unsqueeze(-1)
+        keep_cards = 1.0 - o[..., self.reshuffled].reshape(steps, batch, 1, 1)  # Q20: every hand dealt again
         episode = (~done).float().reshape(steps, batch, 1, 1)
         net, count, shown = state.reshape(batch, n, v + 1 + e).split((v, 1, e), dim=-1)
         feats = []
         for t in range(steps):
             keep = episode[t] * keep_round[t]
-            net = (net * keep * keep_hand[t]) + gain[t]
+            net = ((net * keep * keep_hand[t]) + gain[t]) * keep_cards[t]
             count = count * keep + exchanged[t].unsqueeze(-1)
             shown = shown * keep + pulsed[t]
             feats.append(self.features(net, count, shown, pulse[t]))

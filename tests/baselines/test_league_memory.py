@@ -166,3 +166,66 @@ def test_the_trainer_carries_the_ledger_through_resume_and_the_policy_file(tmp_p
     assert result.masks[0, 0, action] == 1 and isinstance(action, int)
     assert policy.h.shape[-1] == 8 + policy.model.ledger.state_dim
     assert np.isfinite(float(policy.h.sum()))
+
+
+def test_the_ledger_counts_kept_cards_again_from_a_reshuffle():
+    """Q20: a reshuffle deals every hand again, so what a seat took before it says nothing of its new
+    hand, and neither do the reshuffle tick's own exchanges (they came before the re-deal, Q14). The net
+    counts start from nothing after that tick, as the bots' counters and the yardstick's
+    ``eval.readers.kept_copies`` do; they had kept counting across it. Played on the reference engine:
+    seat 1 swaps cards of different values, then seat 0 (the only voter) re-deals after one more swap."""
+    from quatro_env.quatro.actions import ActionKind as K
+    from quatro_env.quatro.engine import Phase, QuatroEngine
+
+    n, v = 4, num_values(4)
+    engine, encoder = QuatroEngine(QuatroConfig(bot_seats=(1, 2, 3))), ObservationEncoder(n)
+    obs = np.zeros((n, encoder.obs_dim), np.uint8)
+    encoder.encode(engine, engine.reset(2), (), obs)
+    ledger = ExchangeLedger(n)
+    state, nets, hands = ledger.initial_state(1), [], []
+
+    def tick(actions, order=None):
+        nonlocal state
+        if order is not None:
+            engine.force_next_order(order)
+        result = engine.step(actions)
+        encoder.encode(engine, result.events, result.order, obs)
+        view = torch.from_numpy(obs[0].copy()).reshape(1, 1, -1)
+        _, state = ledger.run(view, torch.zeros(1, 1, dtype=torch.bool), state)
+        nets.append(state.reshape(n, -1)[:, :v].clone())
+        hands.append(
+            torch.tensor([[sum(c // 4 == x for c in engine.hands[s]) for x in range(v)] for s in range(n)])
+        )
+        return result
+
+    ready = engine.codec.encode(K.READY)
+    while engine.phase != Phase.PLAY:
+        tick([ready if engine.legal_mask(0)[ready] else 0, 0, 0, 0])
+
+    def seat_1_swap() -> int:  # once its cooldown ends (Q13), the swap that leaves it keeping the most
+        while not engine.legal_mask(1)[engine.codec.encode(K.EXCHANGE, (0, 0))]:
+            tick([0, 0, 0, 0])
+        hand, center, kept = engine.hands[1], engine.center, nets[-1][1].clone()
+
+        def kept_after(h: int, c: int) -> float:
+            after = kept.clone()
+            after[center[c] // 4] += 1
+            after[hand[h] // 4] -= 1
+            return float(after.abs().sum())
+
+        h, c = max(((h, c) for h in range(4) for c in range(4)), key=lambda pair: kept_after(*pair))
+        return engine.codec.encode(K.EXCHANGE, (h, c))
+
+    for _ in range(3):
+        tick([0, seat_1_swap(), 0, 0])
+    assert nets[-1][1].abs().sum() > 0  # seat 1's swaps are counted
+    swap = seat_1_swap()
+    result = tick([engine.codec.encode(K.PROPOSE_RESHUFFLE), swap, 0, 0], order=(1, 0, 2, 3))
+    assert {"exchange", "reshuffle"} <= {e.kind for e in result.events}
+    assert nets[-1].abs().sum() == 0  # forgotten, the tick's own swap too
+    for _ in range(3):
+        tick([0, seat_1_swap(), 0, 0])
+    taken = nets[-1][1]
+    assert taken.abs().sum() > 0 and taken.clamp(min=0).sum() <= 3  # the three swaps since, no more
+    for net, hand in zip(nets, hands, strict=True):
+        assert bool((net <= hand).all())  # never more kept copies of a value than the seat holds
