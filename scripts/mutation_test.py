@@ -88,8 +88,8 @@ TARGETS = {
     ),
     # files people share (hardening): the safe checkpoint loader and its payload checks, the config
     # files' reader and overrides, and the strict value checks they all use; the source scan for unsafe
-    # loaders (tests/security/test_no_unsafe_loads.py) is left out: it reads mutmut's copy, which holds
-    # every mutant's version of a function side by side (``weights_only=False`` among them)
+    # loaders (the rest of tests/security/test_no_unsafe_loads.py) is left out: it reads mutmut's copy,
+    # which holds every mutant's version of a function side by side (``weights_only=False`` among them)
     "files": (
         [
             "baselines/checkpoint_io.py",
@@ -101,6 +101,11 @@ TARGETS = {
         ],
         [
             "tests/security/test_malicious_checkpoints.py",
+            "tests/security/test_checkpoint_files.py",
+            "tests/security/test_no_unsafe_loads.py::test_the_config_loader_is_a_safe_loader_that_builds_no_object",
+            "tests/security/test_no_unsafe_loads.py::test_the_config_loader_builds_json_data_only",
+            "tests/test_config_files.py",
+            "tests/packaging/test_configs_and_cli.py",
             "tests/test_bad_input.py",
             "tests/baselines/test_bad_files.py",
             "tests/baselines/test_bad_input.py",
