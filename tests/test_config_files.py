@@ -13,6 +13,7 @@ import pytest
 
 from quatro_env.common import configs
 from quatro_env.common.configs import read_yaml_mapping, resolve_config, shipped_configs
+from quatro_env.common.overrides import merge, parse_overrides, scalar
 
 
 def _refusal(path: Path) -> str:
@@ -34,6 +35,8 @@ def _refusal(path: Path) -> str:
             "!!set: a config holds text, numbers, true/false, null, lists",
         ),
         ("x: 1\n  y: 2\n", "line 2, column 4", "mapping values are not allowed here"),
+        # PyYAML's reader gives an offset, not a line: it was "not valid YAML (ReaderError)"
+        ("a: 1\nb: [2,\x07]\n", "line 2, column 7", "unacceptable character #x0007: special characters"),
     ],
 )
 def test_bad_yaml_is_refused_naming_the_file_the_line_and_the_column(text, where, problem, tmp_path):
@@ -101,3 +104,54 @@ def test_with_no_shipped_configs_the_refusal_says_none(tmp_path, monkeypatch):
     (tmp_path / "absent" / "mine.yaml").write_text("a: 1\n")
     (tmp_path / "absent" / "notes.txt").write_text("not a config\n")
     assert shipped_configs() == ["mine"]
+
+
+@pytest.mark.parametrize(
+    ("item", "problem"),
+    [
+        ("num_envs=[1", "expected ',' or ']', but got '<stream end>'"),
+        ("lr=1\x07", "unacceptable character #x0007: special characters are not allowed"),
+        ("env={a: 1, a: 2}", "key 'a' is given twice (line 1 and here)"),
+        ("env=*x", "alias *x: a config spells every value out"),
+    ],
+)
+def test_an_override_that_is_not_yaml_says_what_is_wrong_with_it(item, problem):
+    """It named PyYAML's class only (``ParserError``)."""
+    with pytest.raises(ValueError) as err:
+        parse_overrides([item])
+    assert str(err.value) == f"override {item!r}: the value is not valid YAML ({problem})"
+
+
+def test_an_override_splits_at_its_first_equals_sign_and_merges_section_by_section():
+    assert parse_overrides(["run_name=a=b", "env.num_players=6"]) == {
+        "run_name": "a=b",
+        "env": {"num_players": 6},
+    }
+    base = {"env": {"num_players": 4, "round_seconds": 60}, "lr": 0.1, "bots": {"a": 1}}
+    extra = {"env": {"num_players": 6}, "lr": {"start": 0.2}, "bots": "none"}
+    assert merge(base, extra) == {
+        "env": {"num_players": 6, "round_seconds": 60},  # merged key by key
+        "lr": {"start": 0.2},  # a section where a value was: replaced
+        "bots": "none",  # a value where a section was: replaced
+    }
+    assert base["env"] == {"num_players": 4, "round_seconds": 60}  # neither is modified
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("true", True),
+        (" TRUE ", True),
+        ("False", False),
+        ("3", 3),
+        ("-2", -2),
+        ("0.5", 0.5),
+        ("1e-4", 1e-4),
+        ("yes", "yes"),  # not YAML 1.1: a flag is true or false
+        ("counter", "counter"),
+        ("", ""),
+    ],
+)
+def test_a_bot_option_value_is_a_flag_an_int_a_float_or_its_text(text, value):
+    got = scalar(text)
+    assert got == value and type(got) is type(value)

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from quatro_env.common.yaml_text import load_yaml
+from quatro_env.common.yaml_text import describe_error, load_yaml
 
 SUFFIX = ".yaml"
 
@@ -70,9 +70,7 @@ def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     except RecursionError:  # e.g. fifty thousand nested brackets: the parser recurses
         raise ValueError(f"config {str(path)!r}: not valid YAML here (nested too deeply)") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or type(exc).__name__
+        where, problem = describe_error(exc, text)
         raise ValueError(f"config {str(path)!r}: not valid YAML{where} ({problem})") from None
     if data is None:
         return {}

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from quatro_env.common.yaml_text import load_yaml
+from quatro_env.common.yaml_text import describe_error, load_yaml
 
 # A key is a dotted identifier path; policy specs such as ``counter:threshold=0.6`` are not keys.
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -51,9 +51,8 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
         try:
             node[leaf] = load_yaml(raw)  # YAML 1.2 scalars (1e-4 a float), no alias
         except yaml.YAMLError as err:
-            raise ValueError(
-                f"override {item!r}: the value is not valid YAML ({err.__class__.__name__})"
-            ) from err
+            _, problem = describe_error(err, raw)
+            raise ValueError(f"override {item!r}: the value is not valid YAML ({problem})") from None
     return result
 
 

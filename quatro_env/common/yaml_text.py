@@ -85,3 +85,21 @@ for _kind in NOT_DATA:
 def load_yaml(text: str) -> Any:
     """``text`` as data (YAML 1.2 core scalars); a yaml.YAMLError for an alias or a repeated key."""
     return yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass: data only
+
+
+def describe_error(exc: yaml.YAMLError, text: str) -> tuple[str, str]:
+    """(where, what) of a :func:`load_yaml` error in ``text``: `` at line L, column C`` (1-based, as an
+    editor counts; empty where PyYAML gives no place) and the problem in a line. PyYAML's own text runs
+    over several lines with its "<unicode string>" placeholder, and its reader's errors (a control
+    character) carry a character offset, not a mark."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        line, column = mark.line + 1, mark.column + 1
+    elif isinstance(exc, yaml.reader.ReaderError):  # the offset of the character it refused
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+    else:
+        line = column = None
+    where = "" if line is None else f" at line {line}, column {column}"
+    problem = getattr(exc, "problem", None) or str(exc).strip().split("\n")[0] or type(exc).__name__
+    return where, problem
