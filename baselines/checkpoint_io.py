@@ -155,6 +155,7 @@ def _unsafe_reason(exc: BaseException) -> str:
     """torch's line naming the refused global (e.g. ``Unsupported global: GLOBAL posix.system``)."""
     lines = [line.strip().removeprefix("WeightsUnpickler error:").strip() for line in str(exc).splitlines()]
     lines = [line for line in lines if line]
-    boilerplate = ("weights only load failed", "check the documentation")  # torch's advice to unpickle
+    # torch's advice around the reason: to unpickle anyway, to file an issue, to read its documentation
+    boilerplate = ("weights only load failed", "please file an issue", "check the documentation")
     specific = [line for line in lines if not line.lower().startswith(boilerplate)]
     return specific[0] if specific else first_line(exc)

@@ -17,7 +17,13 @@ import pytest
 import torch
 
 from baselines import checkpoint_io as io
-from baselines.payload_checks import check_optimizer_state, check_tensor, check_weights
+from baselines.payload_checks import (
+    as_reals,
+    check_config_fields,
+    check_optimizer_state,
+    check_tensor,
+    check_weights,
+)
 
 
 def _saved(payload, tmp_path: Path, name: str = "file.pt") -> Path:
@@ -133,6 +139,39 @@ def test_a_refused_object_names_the_global_it_would_have_called(tmp_path):
     reason = re.search(r"could run any code \((.*)\); if you trust", message).group(1)
     assert "posix.getcwd" in reason and not reason.lower().startswith("weights only load failed")
     assert message.endswith(f"quatro-convert {path} NEW.pt --trusted")
+
+
+def test_a_broken_pickle_inside_a_sound_archive_is_named_with_torchs_reason_not_its_advice(tmp_path):
+    """torch's text puts the reason ("Unsupported operand 255") after a line asking to file an issue,
+    which the message quoted instead."""
+    good = _saved({"format": io.POLICY_FORMAT}, tmp_path, "good.pt")
+    broken = tmp_path / "broken.pt"
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(broken, "w") as out:
+        for info in source.infolist():  # the same archive, its pickle replaced (fresh checksums)
+            data = source.read(info.filename)
+            out.writestr(info, b"\x80\x02\xff." if info.filename.endswith("/data.pkl") else data)
+    with pytest.raises(ValueError) as err:
+        io.safe_torch_load(broken)
+    assert not isinstance(err.value, io.UnsafeCheckpointError)
+    assert (
+        str(err.value) == f"checkpoint {str(broken)!r}: not a torch checkpoint file (Unsupported operand 255)"
+    )
+
+
+def test_the_loader_stays_safe_when_the_environment_asks_torch_for_unsafe_loads(tmp_path, monkeypatch):
+    """``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` turns torch.load unsafe wherever ``weights_only`` is not
+    passed; the loader passes it, so the file is still refused and its code never runs."""
+    marker = tmp_path / "MARKER"
+
+    class Touch:
+        def __reduce__(self):
+            return (os.mkdir, (str(marker),))
+
+    path = _saved({"format": io.POLICY_FORMAT, "x": Touch()}, tmp_path)
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.raises(io.UnsafeCheckpointError, match="posix.mkdir"):
+        io.load_checkpoint(path)
+    assert not marker.exists()
 
 
 def test_unsafe_reason_drops_torchs_advice_and_falls_back_to_the_first_line():
@@ -256,3 +295,17 @@ def test_every_number_of_an_optimizer_group_is_finite_lists_included():
     nan_moment = {0: {**saved["state"][0], "exp_avg": torch.full((3,), float("nan"))}}
     with pytest.raises(ValueError, match="non-finite"):
         check_optimizer_state({"state": nan_moment, "param_groups": saved["param_groups"]}, "opt")
+
+
+def test_a_saved_config_and_a_list_of_returns_are_refused_naming_what_they_are():
+    assert check_config_fields({"lr": 0.1}, "config") == {"lr": 0.1}
+    for check, value, message in (
+        (check_config_fields, [("lr", 0.1)], "config must be a mapping, got list"),
+        (check_config_fields, {1: 0.1}, "config: 1 (int) is not a field name"),
+        (as_reals, (1.0,), "config must be a list, got tuple"),
+        (as_reals, [1.0, float("inf")], "config[1]: must be a finite number, got inf (float)"),
+    ):
+        with pytest.raises(ValueError) as err:
+            check(value, "config")
+        assert str(err.value) == message
+    assert as_reals([1, 2.5], "returns") == [1.0, 2.5]
