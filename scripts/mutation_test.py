@@ -105,6 +105,7 @@ TARGETS = {
             "tests/security/test_no_unsafe_loads.py::test_the_config_loader_is_a_safe_loader_that_builds_no_object",
             "tests/security/test_no_unsafe_loads.py::test_the_config_loader_builds_json_data_only",
             "tests/test_config_files.py",
+            "tests/test_strict_values.py",
             "tests/packaging/test_configs_and_cli.py",
             "tests/test_bad_input.py",
             "tests/baselines/test_bad_files.py",
