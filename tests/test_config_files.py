@@ -14,6 +14,7 @@ import pytest
 from quatro_env.common import configs
 from quatro_env.common.configs import read_yaml_mapping, resolve_config, shipped_configs
 from quatro_env.common.overrides import merge, parse_overrides, scalar
+from quatro_env.common.yaml_text import describe_error
 
 
 def _refusal(path: Path) -> str:
@@ -37,6 +38,7 @@ def _refusal(path: Path) -> str:
         ("x: 1\n  y: 2\n", "line 2, column 4", "mapping values are not allowed here"),
         # PyYAML's reader gives an offset, not a line: it was "not valid YAML (ReaderError)"
         ("a: 1\nb: [2,\x07]\n", "line 2, column 7", "unacceptable character #x0007: special characters"),
+        ("\na: 1\nb: [2,\x07]\nc: 3\nd: 4\n", "line 3, column 7", "unacceptable character #x0007: special"),
     ],
 )
 def test_bad_yaml_is_refused_naming_the_file_the_line_and_the_column(text, where, problem, tmp_path):
@@ -155,3 +157,11 @@ def test_an_override_splits_at_its_first_equals_sign_and_merges_section_by_secti
 def test_a_bot_option_value_is_a_flag_an_int_a_float_or_its_text(text, value):
     got = scalar(text)
     assert got == value and type(got) is type(value)
+
+
+def test_an_error_without_a_place_is_described_by_its_text_or_its_kind():
+    """Every error the config loader raises has a place; one that has none gets no invented place."""
+    import yaml
+
+    assert describe_error(yaml.YAMLError("boom\nmore"), "a: 1\n") == ("", "boom")
+    assert describe_error(yaml.YAMLError(), "a: 1\n") == ("", "YAMLError")
