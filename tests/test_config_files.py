@@ -39,6 +39,7 @@ def _refusal(path: Path) -> str:
         # PyYAML's reader gives an offset, not a line: it was "not valid YAML (ReaderError)"
         ("a: 1\nb: [2,\x07]\n", "line 2, column 7", "unacceptable character #x0007: special characters"),
         ("\na: 1\nb: [2,\x07]\nc: 3\nd: 4\n", "line 3, column 7", "unacceptable character #x0007: special"),
+        ("\na: 1\x07\n", "line 2, column 5", "unacceptable character #x0007: special characters"),
     ],
 )
 def test_bad_yaml_is_refused_naming_the_file_the_line_and_the_column(text, where, problem, tmp_path):
