@@ -113,6 +113,17 @@ TARGETS = {
             "tests/baselines/test_league_bad_input.py",
         ],
     ),
+    # the Gymnasium vector view of the batched engine (slots, bot seats, action checks); plain Python
+    # around the compiled programs, which the differential tests hold to the reference engine
+    "vector": (
+        ["quatro_env/batched/vector.py"],
+        [
+            "tests/integrations/test_gym_vector.py",
+            "tests/batched/test_strict_inputs.py",
+            "tests/batched/test_vector_bots.py",
+            "tests/batched/test_batched.py",
+        ],
+    ),
     "replay": (
         ["quatro_env/replay/loader.py", "quatro_env/replay/format.py", "quatro_env/replay/records.py"],
         ["tests/replay/", "tests/test_bad_input.py"],
