@@ -68,3 +68,20 @@ def test_no_call_is_read_where_none_is_shown():
     table = Table({}, n=4, seed=1)
     kind, caller, right = ending_calls(table.obs, 4)
     assert (kind == -1).all() and (caller == -1).all() and not right.any()
+
+
+def test_each_row_is_read_alone_a_call_in_one_row_says_nothing_of_the_next():
+    """Rows of several tables at once (the batched matches read them so): a row showing nothing, one
+    showing a right «Contra» by seat 2, and one where a team scored without a call shown."""
+    from quatro_env.quatro.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(4)
+    off, rows = enc.offsets, np.zeros((3, enc.obs_dim), np.uint8)
+    rows[1, off["table.last_call"] + CALL_KINDS["contra"]] = 1
+    rows[1, off["seat[2].caller"]] = 1
+    rows[1, off["team[0].scored"]] = 1  # seat 2's team (2 mod 2)
+    rows[2, off["team[1].scored"]] = 1
+    kind, caller, right = ending_calls(rows, 4)
+    assert kind.tolist() == [-1, CALL_KINDS["contra"], -1]
+    assert caller.tolist() == [-1, 2, -1]
+    assert right.tolist() == [False, True, False]
