@@ -17,9 +17,10 @@ one value and gave none back is a quartet away; a seat that keeps showing one em
 cleared when a new round deals (the sign phase), ``net`` when a reshuffle deals every hand again (Q20:
 the reshuffle tick's own exchanges came before the re-deal, so it starts from nothing after that tick,
 as the bots' counters and the yardstick's ``eval.readers.kept_copies`` do), a seat's row of ``net``
-when its hand is replaced (Q5 notice), everything where an episode starts. Its features per seat, in the observer's egocentric
-order, are value- and emoji-permutation invariant: the largest net count of one value (one-hot 0..4),
-exchanges, pulses, distinct emojis shown, and the share of its pulses that showed its last emoji.
+when its hand is replaced (Q5 notice), everything where an episode starts. Its features per seat, in
+the observer's egocentric order, are value- and emoji-permutation invariant: the largest net count of
+one value (one-hot 0..4), exchanges, pulses, distinct emojis shown, and the share of its pulses that
+showed its last emoji.
 
 :class:`LedgerActorCritic` is the structured network with the ledger in its recurrent state (the
 trainer, the policy file and the harness carry it like the GRU memory: ``initial_state`` is just
