@@ -118,6 +118,7 @@ TARGETS = {
     "vector": (
         ["quatro_env/batched/vector.py"],
         [
+            "tests/batched/test_vector_env.py",
             "tests/integrations/test_gym_vector.py",
             "tests/batched/test_strict_inputs.py",
             "tests/batched/test_vector_bots.py",
