@@ -155,3 +155,21 @@ def test_a_refused_step_names_the_slot_and_the_action():
     assert (err.value.table, err.value.slot, err.value.seat) == (1, 4, 2)
     assert err.value.description == env.engine.codec.describe(int(actions[slot]))
     assert err.value.description in str(err.value)
+
+
+@pytest.mark.parametrize(("option", "value"), [("keep_final", 1), ("numpy", "yes")])
+def test_a_flag_that_is_not_a_bool_is_refused_by_its_name(option, value):
+    with pytest.raises(ValueError) as err:
+        QuatroVectorEnv(num_tables=1, num_players=4, **{option: value})
+    assert str(err.value) == f"{option}: must be True or False, got {value!r} ({type(value).__name__})"
+
+
+def test_the_global_state_is_every_seats_observation_of_each_table():
+    """For centralised critics: ``[num_tables, n * obs_dim]``, bot seats included, as a numpy copy with
+    ``numpy=True``."""
+    env = QuatroVectorEnv(num_tables=3, num_players=4, bot_seats=(1,), numpy=True, seed=6)
+    env.reset(seed=6)
+    env.step(env.sample_legal_actions().numpy())
+    state = env.state()
+    assert isinstance(state, np.ndarray) and state.shape == (3, 4 * env.engine.obs_dim)
+    assert (state == env.engine.observations.reshape(3, -1).numpy()).all()
