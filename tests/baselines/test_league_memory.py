@@ -15,7 +15,7 @@ from baselines.exchange_memory import FEATURES_PER_SEAT, ExchangeLedger, LedgerA
 from baselines.league import load_initial_weights
 from baselines.policy import PPOPolicy, load_model
 from quatro_env.batched import BatchedQuatroEngine
-from quatro_env.quatro.cards import NUM_EMOJIS, num_values
+from quatro_env.quatro.cards import NUM_EMOJIS, card_value, num_values
 from quatro_env.quatro.config import QuatroConfig
 from quatro_env.quatro.encoding import ObservationEncoder
 from tests.baselines.helpers import assert_same_weights, straight_and_resumed
@@ -194,7 +194,9 @@ def test_the_ledger_counts_kept_cards_again_from_a_reshuffle():
         _, state = ledger.run(view, torch.zeros(1, 1, dtype=torch.bool), state)
         nets.append(state.reshape(n, -1)[:, :v].clone())
         hands.append(
-            torch.tensor([[sum(c // 4 == x for c in engine.hands[s]) for x in range(v)] for s in range(n)])
+            torch.tensor(
+                [[sum(card_value(c) == x for c in engine.hands[s]) for x in range(v)] for s in range(n)]
+            )
         )
         return result
 
@@ -209,8 +211,8 @@ def test_the_ledger_counts_kept_cards_again_from_a_reshuffle():
 
         def kept_after(h: int, c: int) -> float:
             after = kept.clone()
-            after[center[c] // 4] += 1
-            after[hand[h] // 4] -= 1
+            after[card_value(center[c])] += 1
+            after[card_value(hand[h])] -= 1
             return float(after.abs().sum())
 
         h, c = max(((h, c) for h in range(4) for c in range(4)), key=lambda pair: kept_after(*pair))
